@@ -1,0 +1,47 @@
+package format
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
+
+// Chunk is one row of chunks.parquet: a passage of a note of about
+// ChunkChars characters, split at headings, then paragraphs, then sentences.
+type Chunk struct {
+	ID      string `parquet:"id,plain" json:"id"`
+	Note    string `parquet:"note,plain" json:"note"`
+	Ordinal int32  `parquet:"ordinal" json:"ordinal"`
+	// Heading is the heading path joined with HeadingSeparator.
+	Heading string `parquet:"heading,plain" json:"heading,omitempty"`
+	// Start and End are byte offsets of Text in the note's Content; Line is
+	// the 1-based line of Start.
+	Start int32 `parquet:"start" json:"start"`
+	End   int32 `parquet:"end" json:"end"`
+	Line  int32 `parquet:"line" json:"line"`
+	// Context is the header embedded with the text: the note's title,
+	// labels, properties and heading path, so that a passage is embedded as
+	// part of the note it belongs to.
+	Context string `parquet:"context,plain" json:"context"`
+	Text    string `parquet:"text,plain" json:"text"`
+	// TextSHA256 is the sha256 (hex) of EmbedText(Context, Text): with the
+	// embedding model, the key under which a vector is reused.
+	TextSHA256 string `parquet:"text_sha256,plain" json:"text_sha256"`
+}
+
+// EmbedText is the exact text embedded for a chunk.
+func EmbedText(context, text string) string {
+	if context == "" {
+		return text
+	}
+	return context + "\n\n" + text
+}
+
+// TextHash returns the hex sha256 of s: the key for reusing work done on
+// exactly that text.
+func TextHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// DefaultChunkChars is the target chunk size in characters.
+const DefaultChunkChars = 1500

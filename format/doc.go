@@ -1,0 +1,31 @@
+// Package format is the contract between the indexer, which writes
+// snapshots, and every reader of them (the server, the CLI, other
+// programs). It owns the on-disk format version, the names of the files in a
+// snapshot directory, the manifest schema, the row types of the Parquet
+// tables, and the rules for identifiers.
+//
+// format imports nothing else of vaultgraph and does no I/O beyond encoding
+// and decoding values; reading and writing snapshot directories lives in
+// package snapshot.
+//
+// # Snapshot directory
+//
+// A snapshot is a directory DATA/snapshots/<id>/ holding the files named by
+// the constants in files.go and a manifest.json that records the size and
+// sha256 of every other file. A directory without a manifest.json is not a
+// snapshot. Ids are ULIDs, so they sort in creation order; see NewSnapshotID.
+//
+// # Parquet tables
+//
+// nodes.parquet (Note), links.parquet (Link), edges.parquet (Edge) and
+// chunks.parquet (Chunk) are plain Parquet files with zstd-compressed pages.
+// Every string column is written with PLAIN (or dictionary) encoding, never
+// the DELTA_LENGTH_BYTE_ARRAY encoding that parquet-go uses by default: Kuzu's
+// Parquet reader (0.11.3) aborts on delta-encoded strings, and older JS
+// readers cannot read them either. TestStringColumnsArePlain pins this.
+//
+// Lists are standard three-level LIST groups; properties are a list of
+// (key, kind, value) structs where value is the JSON encoding of the value, so
+// that rows of one table can carry properties of different types and any
+// Parquet reader can decode them.
+package format

@@ -1,0 +1,113 @@
+package format
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestStringColumnsArePlain pins the encoding rule in doc.go: Kuzu's Parquet
+// reader aborts on parquet-go's default delta encoding for strings.
+func TestStringColumnsArePlain(t *testing.T) {
+	for _, row := range []any{Note{}, Link{}, Edge{}, Chunk{}, Property{}} {
+		typ := reflect.TypeOf(row)
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			k := f.Type.Kind()
+			if k == reflect.Slice {
+				k = f.Type.Elem().Kind()
+			}
+			if k != reflect.String {
+				continue
+			}
+			tag := f.Tag.Get("parquet")
+			if !strings.Contains(tag, ",plain") && !strings.Contains(tag, ",dict") {
+				t.Errorf("%s.%s: parquet tag %q lacks plain or dict encoding", typ.Name(), f.Name, tag)
+			}
+		}
+	}
+}
+
+func TestSnapshotIDsSortAfterParent(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	first := NewSnapshotID(now, "")
+	if !ValidSnapshotID(first) {
+		t.Fatalf("NewSnapshotID gave invalid id %q", first)
+	}
+	// A clock that went backwards must still produce a later id.
+	second := NewSnapshotID(now.Add(-time.Hour), first)
+	if second <= first {
+		t.Fatalf("id %q does not sort after parent %q", second, first)
+	}
+	for _, bad := range []string{"", ".tmp-" + first, "latest", strings.ToLower(first) + "x"} {
+		if ValidSnapshotID(bad) {
+			t.Errorf("ValidSnapshotID(%q) = true", bad)
+		}
+	}
+}
+
+func TestDecodeManifestRefusesUnknownVersion(t *testing.T) {
+	_, err := DecodeManifest([]byte(`{"format_version": 99, "id": "01JDXH0000000000000000000A"}`))
+	if !errors.Is(err, ErrUnknownVersion) {
+		t.Fatalf("err = %v, want ErrUnknownVersion", err)
+	}
+	if _, err := DecodeManifest([]byte(`{"format_version": 1, "id": "nope"}`)); err == nil {
+		t.Fatal("manifest with invalid id accepted")
+	}
+}
+
+func TestFormatVersion(t *testing.T) {
+	// Changing the on-disk format needs a new version and a changelog line
+	// in version.go; update this test together with them.
+	if Version != 1 {
+		t.Fatalf("Version = %d", Version)
+	}
+}
+
+func TestPropertyRoundTrip(t *testing.T) {
+	tests := []struct {
+		kind string
+		v    any
+		want any
+		text string
+	}{
+		{KindString, "eng", "eng", "eng"},
+		{KindInt, int64(120), int64(120), "120"},
+		{KindFloat, 2.5, 2.5, "2.5"},
+		{KindBool, true, true, "true"},
+		{KindDate, "2020-09-14", "2020-09-14", "2020-09-14"},
+		{KindList, []any{"a", 1.0}, []any{"a", 1.0}, `["a",1]`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.kind, func(t *testing.T) {
+			p, err := NewProperty("k", tc.kind, tc.v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := p.Decode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Decode = %#v, want %#v", got, tc.want)
+			}
+			if p.Text() != tc.text {
+				t.Errorf("Text = %q, want %q", p.Text(), tc.text)
+			}
+		})
+	}
+}
+
+func TestNoteTitleAndFolder(t *testing.T) {
+	if got := NoteTitleFromPath("People/Bob Smith.md"); got != "Bob Smith" {
+		t.Errorf("title = %q", got)
+	}
+	if got := NoteFolder("People/Bob Smith.md"); got != "People" {
+		t.Errorf("folder = %q", got)
+	}
+	if got := NoteFolder("Root.md"); got != "" {
+		t.Errorf("folder = %q", got)
+	}
+}

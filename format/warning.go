@@ -1,0 +1,26 @@
+package format
+
+// Kinds of warnings. Each names a way the vault's input was bad; the note
+// concerned is still indexed as far as it can be, and the rest of the vault
+// always is.
+const (
+	WarnInvalidYAML     = "invalid-yaml"      // frontmatter does not parse; body still indexed
+	WarnYAMLAliasBomb   = "yaml-alias-bomb"   // frontmatter expands aliases past the limit
+	WarnInvalidUTF8     = "invalid-utf8"      // bytes replaced by U+FFFD
+	WarnTooLarge        = "too-large"         // file over the size limit; not indexed
+	WarnBinary          = "binary"            // file holds NUL bytes; not indexed
+	WarnSymlinkLoop     = "symlink-loop"      // a symlink cycle; skipped
+	WarnSymlinkOutside  = "symlink-outside"   // a symlink leaving the vault; skipped
+	WarnUnreadable      = "unreadable"        // the file could not be read
+	WarnEdgeProperties  = "edge-properties"   // a malformed {...} block; edge kept without it
+	WarnDuplicateEdgeID = "duplicate-edge-id" // two edges pin the same id; the later one gets a derived id
+	WarnPathConflict    = "path-conflict"     // two files differ only by case
+)
+
+// Warning records one problem with the vault's input.
+type Warning struct {
+	File    string `json:"file"`
+	Line    int    `json:"line,omitempty"`
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
