@@ -1,0 +1,19 @@
+// Package snapshot reads and writes snapshot directories in a data
+// directory:
+//
+//	DATA/
+//	  index.lock              held by a running indexer (Lock)
+//	  snapshots/
+//	    <id>/                 a published snapshot: tables, manifest.json last
+//	    .tmp-<id>/            a snapshot being built (Create); never read
+//
+// Publishing is crash-safe: a snapshot is built in a temporary directory,
+// every file is fsynced, manifest.json (with the size and sha256 of every
+// other file) is written and fsynced last, the directory is renamed into
+// place and the parent directory fsynced. A directory without a manifest is
+// not a snapshot, so a run killed at any point leaves nothing a reader would
+// take for one; RemoveLeftovers clears what it left.
+//
+// Snapshots are immutable once published. Open reads and checks one; the
+// table readers return its rows.
+package snapshot

@@ -1,0 +1,181 @@
+package snapshot
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/vaultgraph/vaultgraph/format"
+)
+
+var (
+	// ErrNotFound is returned when no snapshot matches.
+	ErrNotFound = errors.New("no snapshot found")
+	// ErrInvalid is wrapped by every error about a snapshot that fails its
+	// manifest's checks: missing manifest, missing, truncated or altered
+	// files. Such a snapshot must not be served.
+	ErrInvalid = errors.New("invalid snapshot")
+)
+
+// Snapshot is an opened, checked snapshot directory. It holds no open files:
+// readers of its tables open them as needed.
+type Snapshot struct {
+	ID       string
+	Dir      string
+	Manifest *format.Manifest
+}
+
+// OpenOptions choose how thoroughly Open checks a snapshot.
+type OpenOptions struct {
+	// VerifyChecksums recomputes the sha256 of every file. Without it only
+	// presence and sizes are checked, which is cheap and catches truncated
+	// copies.
+	VerifyChecksums bool
+}
+
+// Open reads and checks the snapshot in dir. Errors about the snapshot's
+// content wrap ErrInvalid (and format.ErrUnknownVersion for a format this
+// build cannot read).
+func Open(dir string, opts OpenOptions) (*Snapshot, error) {
+	m, err := readManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	problems := check(dir, m, opts.VerifyChecksums, false)
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("%w: %s: %s", ErrInvalid, m.ID, problems[0])
+	}
+	return &Snapshot{ID: m.ID, Dir: dir, Manifest: m}, nil
+}
+
+// readManifest reads and decodes dir's manifest and checks that it belongs
+// to dir.
+func readManifest(dir string) (*format.Manifest, error) {
+	data, err := os.ReadFile(filepath.Join(dir, format.ManifestFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s has no %s (an interrupted copy or build?)", ErrInvalid, dir, format.ManifestFile)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open snapshot: %w", err)
+	}
+	m, err := format.DecodeManifest(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrInvalid, dir, err)
+	}
+	if m.ID != filepath.Base(dir) {
+		return nil, fmt.Errorf("%w: %s holds the manifest of snapshot %s", ErrInvalid, dir, m.ID)
+	}
+	return m, nil
+}
+
+// Problem is one way a snapshot differs from its manifest.
+type Problem struct {
+	File   string
+	Reason string
+}
+
+func (p Problem) String() string { return p.File + ": " + p.Reason }
+
+// Verify recomputes every checksum of the snapshot in dir and lists every
+// difference from its manifest, including files the manifest does not name.
+// An empty list means the snapshot is intact. The error is non-nil only when
+// the manifest itself cannot be read.
+func Verify(dir string) (*format.Manifest, []Problem, error) {
+	m, err := readManifest(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, check(dir, m, true, true), nil
+}
+
+// check compares dir with m. With checksums it hashes every file; with
+// extras it also reports files m does not name.
+func check(dir string, m *format.Manifest, checksums, extras bool) []Problem {
+	var problems []Problem
+	names := make([]string, 0, len(m.Files))
+	for name := range m.Files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		want := m.Files[name]
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+			problems = append(problems, Problem{name, "missing"})
+			continue
+		case fi.Size() != want.Size:
+			problems = append(problems, Problem{name, fmt.Sprintf("size %d, manifest says %d", fi.Size(), want.Size)})
+			continue
+		}
+		if !checksums {
+			continue
+		}
+		sum, err := fileSHA256(p)
+		if err != nil {
+			problems = append(problems, Problem{name, err.Error()})
+		} else if sum != want.SHA256 {
+			problems = append(problems, Problem{name, "sha256 mismatch"})
+		}
+	}
+	if extras {
+		problems = append(problems, extraFiles(dir, m)...)
+	}
+	return problems
+}
+
+func extraFiles(dir string, m *format.Manifest) []Problem {
+	var problems []Problem
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if _, ok := m.Files[rel]; !ok && rel != format.ManifestFile {
+			problems = append(problems, Problem{rel, "not in manifest"})
+		}
+		return nil
+	})
+	return problems
+}
+
+func fileSHA256(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Latest opens the newest snapshot of dataDir that passes Open's checks.
+// Newer snapshots that fail are skipped and reported in skipped, so a bad
+// snapshot never hides a good older one. It returns ErrNotFound when no
+// snapshot opens.
+func Latest(dataDir string, opts OpenOptions) (snap *Snapshot, skipped []error, err error) {
+	entries, err := List(dataDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := len(entries) - 1; i >= 0; i-- {
+		s, err := Open(entries[i].Dir, opts)
+		if err != nil {
+			skipped = append(skipped, err)
+			continue
+		}
+		return s, skipped, nil
+	}
+	return nil, skipped, fmt.Errorf("%w in %s", ErrNotFound, SnapshotsDir(dataDir))
+}

@@ -1,0 +1,167 @@
+package snapshot
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/vaultgraph/vaultgraph/format"
+)
+
+// Writer builds one snapshot in a temporary directory and publishes it.
+// Callers write their files under Dir, then call Publish or Abort exactly
+// once. A Writer is not safe for concurrent use; hold the data directory's
+// Lock while using one, since RemoveLeftovers deletes temporary directories
+// of writers it does not know about.
+type Writer struct {
+	dataDir string
+	id      string
+	tmp     string
+}
+
+// Create starts a snapshot with the given id in dataDir, creating
+// DATA/snapshots if needed.
+func Create(dataDir, id string) (*Writer, error) {
+	if !format.ValidSnapshotID(id) {
+		return nil, fmt.Errorf("create snapshot: invalid id %q", id)
+	}
+	snaps := SnapshotsDir(dataDir)
+	if err := os.MkdirAll(snaps, 0o755); err != nil {
+		return nil, fmt.Errorf("create snapshots dir: %w", err)
+	}
+	tmp := filepath.Join(snaps, format.TempPrefix+id)
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		return nil, fmt.Errorf("create snapshot temp dir: %w", err)
+	}
+	return &Writer{dataDir: dataDir, id: id, tmp: tmp}, nil
+}
+
+// ID returns the id the snapshot will be published under.
+func (w *Writer) ID() string { return w.id }
+
+// Dir returns the temporary directory to write the snapshot's files into.
+func (w *Writer) Dir() string { return w.tmp }
+
+// Publish makes the snapshot visible to readers. It fsyncs every file under
+// Dir, records their sizes and checksums in m.Files, writes manifest.json
+// last and fsyncs it, renames the directory to its final name and fsyncs
+// DATA/snapshots. m.ID and m.FormatVersion are set by Publish. On error the
+// temporary directory is left for Abort or RemoveLeftovers; nothing has been
+// published.
+func (w *Writer) Publish(m *format.Manifest) (dir string, err error) {
+	m.ID = w.id
+	m.FormatVersion = format.Version
+	files, err := sealFiles(w.tmp)
+	if err != nil {
+		return "", fmt.Errorf("publish %s: %w", w.id, err)
+	}
+	m.Files = files
+	data, err := m.Encode()
+	if err != nil {
+		return "", err
+	}
+	// The manifest is written after every other file is durable, so a
+	// manifest on disk always describes complete files.
+	if err := writeFileSync(filepath.Join(w.tmp, format.ManifestFile), data); err != nil {
+		return "", fmt.Errorf("publish %s: %w", w.id, err)
+	}
+	if err := syncDir(w.tmp); err != nil {
+		return "", fmt.Errorf("publish %s: %w", w.id, err)
+	}
+	final := Dir(w.dataDir, w.id)
+	// rename(2) is atomic: readers see either no directory or a complete one.
+	if err := os.Rename(w.tmp, final); err != nil {
+		return "", fmt.Errorf("publish %s: %w", w.id, err)
+	}
+	// Without this fsync the rename itself could be lost on power failure.
+	if err := syncDir(SnapshotsDir(w.dataDir)); err != nil {
+		return "", fmt.Errorf("publish %s: %w", w.id, err)
+	}
+	return final, nil
+}
+
+// Abort removes the temporary directory of an unpublished snapshot.
+func (w *Writer) Abort() error {
+	if err := os.RemoveAll(w.tmp); err != nil {
+		return fmt.Errorf("abort snapshot %s: %w", w.id, err)
+	}
+	return nil
+}
+
+// sealFiles fsyncs every regular file and directory under root and returns
+// their sizes and sha256 sums keyed by slash-separated relative path.
+func sealFiles(root string) (map[string]format.FileInfo, error) {
+	files := make(map[string]format.FileInfo)
+	var dirs []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			dirs = append(dirs, p)
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if rel == format.ManifestFile {
+			return fmt.Errorf("%s written before publish", format.ManifestFile)
+		}
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("%s is not a regular file", rel)
+		}
+		info, err := hashAndSync(p)
+		if err != nil {
+			return err
+		}
+		files[rel] = info
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range dirs {
+		if err := syncDir(d); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+func hashAndSync(path string) (format.FileInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return format.FileInfo{}, err
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return format.FileInfo{}, fmt.Errorf("seal %s: %w", path, err)
+	}
+	return format.FileInfo{Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+func writeFileSync(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	return errors.Join(err, f.Close())
+}
