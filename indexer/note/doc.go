@@ -1,0 +1,34 @@
+// Package note parses one Markdown note of an Obsidian vault on its own:
+// frontmatter, labels, tags, properties, every link as written (wikilinks,
+// embeds, markdown links, typed inline fields, frontmatter links) and the
+// note's chunks. It knows nothing about other notes: link resolution happens
+// later, in package indexer, over the whole vault.
+//
+// Parse never fails and never panics on any input: bad input yields
+// warnings, and whatever can still be read is returned. It holds no state
+// between calls and is safe for concurrent use.
+//
+// # How a note is read
+//
+// The body is first masked (code.go, inline.go): fenced code blocks, inline
+// code spans, %% comments, HTML comments and $$ math are blanked in a copy of
+// the text that keeps every offset, so nothing inside them is ever read as a
+// link, tag, field or heading. Code spans are matched within one line;
+// indented (four-space) code blocks are not recognised, because nested list
+// items are indented the same way and are far more common in vaults.
+//
+// Each remaining line is then read once (body.go): ATX headings set the
+// heading path, links are tokenised (links.go, target.go), Dataview inline
+// fields are found (fields.go) and tags collected (tags.go). A field whose
+// value holds note links yields typed edges (edgeprops.go); the links inside
+// that value yield nothing else, while other links of the line stay plain
+// links. A field without a note link becomes a property; repeated keys, and
+// keys also set in frontmatter, merge into one list as Dataview does.
+//
+// Links to attachments are recognised by a list of known file extensions
+// (target.go), not by "has an extension": "[[Dr. Smith]]", "[[v1.2]]" and
+// "[[Node.js]]" are links to notes, as they are in Obsidian.
+//
+// Chunks (chunk.go) follow heading sections; heading lines themselves are
+// left out of the text because the heading path is in every chunk's context.
+package note

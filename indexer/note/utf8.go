@@ -1,0 +1,42 @@
+package note
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/vaultgraph/vaultgraph/format"
+)
+
+// validContent returns content as a string with every byte that is not part
+// of a valid UTF-8 sequence replaced by U+FFFD, and a warning naming the
+// first line holding such a byte. Offsets of chunks index into the returned
+// string, so the replacement happens once, before anything else looks at the
+// note.
+func validContent(notePath string, content []byte) (string, *format.Warning) {
+	if utf8.Valid(content) {
+		return string(content), nil
+	}
+	var b strings.Builder
+	b.Grow(len(content) + 16)
+	firstBad := -1
+	for i := 0; i < len(content); {
+		r, size := utf8.DecodeRune(content[i:])
+		if r == utf8.RuneError && size == 1 {
+			if firstBad < 0 {
+				firstBad = i
+			}
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.Write(content[i : i+size])
+		}
+		i += size
+	}
+	line := 1 + strings.Count(string(content[:firstBad]), "\n")
+	return b.String(), &format.Warning{
+		File:    notePath,
+		Line:    line,
+		Kind:    format.WarnInvalidUTF8,
+		Message: fmt.Sprintf("invalid UTF-8 replaced by U+FFFD (first at line %d)", line),
+	}
+}
