@@ -21,4 +21,8 @@ const (
 	TempPrefix = ".tmp-"
 	// LockFile, in the data directory, is held by a running indexer.
 	LockFile = "index.lock"
+	// LeasesDir, in the data directory, holds one lease file per snapshot
+	// that a running server has open (<id>.lease, share-locked).
+	LeasesDir   = "leases"
+	LeaseSuffix = ".lease"
 )

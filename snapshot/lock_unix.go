@@ -21,3 +21,9 @@ func tryLock(f *os.File) error {
 func unlockFile(f *os.File) error {
 	return syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 }
+
+// lockShared blocks until it holds a shared lock on f. Shared locks only
+// wait for an exclusive holder, which InUse holds for an instant.
+func lockShared(f *os.File) error {
+	return syscall.Flock(int(f.Fd()), syscall.LOCK_SH)
+}

@@ -102,8 +102,12 @@ func TestCorruptedSnapshot(t *testing.T) {
 		{"truncated table", func(t *testing.T, dir string) { os.Truncate(filepath.Join(dir, format.NotesFile), 10) }, true},
 		{"missing file", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "graph", "db")) }, true},
 		{"flipped byte", func(t *testing.T, dir string) { flipByte(t, filepath.Join(dir, "graph", "db")) }, false},
-		{"garbage manifest", func(t *testing.T, dir string) { os.WriteFile(filepath.Join(dir, format.ManifestFile), []byte("{"), 0o644) }, true},
-		{"future format", func(t *testing.T, dir string) { rewriteManifest(t, dir, func(m *format.Manifest) { m.FormatVersion = 99 }) }, true},
+		{"garbage manifest", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, format.ManifestFile), []byte("{"), 0o644)
+		}, true},
+		{"future format", func(t *testing.T, dir string) {
+			rewriteManifest(t, dir, func(m *format.Manifest) { m.FormatVersion = 99 })
+		}, true},
 		{"manifest of another snapshot", func(t *testing.T, dir string) {
 			rewriteManifest(t, dir, func(m *format.Manifest) { m.ID = format.NewSnapshotID(time.Now(), m.ID) })
 		}, true},
@@ -206,5 +210,32 @@ func rewriteManifest(t *testing.T, dir string, edit func(*format.Manifest)) {
 	out, _ := m.Encode()
 	if err := os.WriteFile(filepath.Join(dir, format.ManifestFile), out, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestLease(t *testing.T) {
+	data := t.TempDir()
+	s := publish(t, data, "")
+	if used, err := InUse(data, s.ID); err != nil || used {
+		t.Fatalf("InUse before any lease = %v, %v", used, err)
+	}
+	r1, err := AcquireLease(data, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := AcquireLease(data, s.ID) // a second server shares it
+	if err != nil {
+		t.Fatal(err)
+	}
+	if used, _ := InUse(data, s.ID); !used {
+		t.Fatal("InUse = false while leased")
+	}
+	r1()
+	if used, _ := InUse(data, s.ID); !used {
+		t.Fatal("InUse = false while the second lease is held")
+	}
+	r2()
+	if used, _ := InUse(data, s.ID); used {
+		t.Fatal("InUse = true after every lease was released")
 	}
 }
