@@ -40,3 +40,11 @@ func validContent(notePath string, content []byte) (string, *format.Warning) {
 		Message: fmt.Sprintf("invalid UTF-8 replaced by U+FFFD (first at line %d)", line),
 	}
 }
+
+// Text returns content as Parse stores it in Parsed.Content: valid UTF-8,
+// every invalid byte replaced by U+FFFD. Callers that reuse a note's parsed
+// rows rebuild its content with it instead of storing it twice.
+func Text(content []byte) string {
+	s, _ := validContent("", content)
+	return s
+}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"io"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+func newApp() *cli.App {
+	return &cli.App{
+		Name:    "vaultgraph",
+		Usage:   "index an Obsidian vault into immutable snapshots and query them",
+		Version: toolVersion(),
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error (logs go to stderr)", EnvVars: []string{"VAULTGRAPH_LOG_LEVEL"}},
+		},
+		Commands: []*cli.Command{
+			indexCommand(),
+			snapshotCommand(),
+			demoCommand(),
+			genCommand(),
+			queryCommand(),
+		},
+		// Errors go back to main, which prints them and picks the exit code.
+		ExitErrHandler:  func(*cli.Context, error) {},
+		HideHelpCommand: true,
+	}
+}
+
+// dataFlag is the --data flag every command that reads snapshots takes.
+func dataFlag() cli.Flag {
+	return &cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "data directory holding the snapshots", EnvVars: []string{"VAULTGRAPH_DATA"}, Required: true}
+}
+
+// logger returns the stderr logger configured by --log-level.
+func logger(c *cli.Context) *slog.Logger {
+	return newLogger(os.Stderr, c.String("log-level"))
+}
+
+func newLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
+}
+
+// toolVersion is the stamped version, else the module version the binary
+// was built from, else "dev".
+func toolVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

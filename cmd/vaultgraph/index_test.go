@@ -1,0 +1,101 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/snapshot"
+)
+
+func TestIndexThenUnchanged(t *testing.T) {
+	vault := copyDemoVault(t)
+	data := t.TempDir()
+	first := vgOK(t, "index", "--vault", vault, "--data", data)
+	m := regexp.MustCompile(`(?m)^snapshot ([0-9A-Z]{26})$`).FindStringSubmatch(first.stdout)
+	if m == nil {
+		t.Fatalf("index printed no snapshot id:\n%s", first.stdout)
+	}
+	id := m[1]
+	second := vgOK(t, "index", "--vault", vault, "--data", data)
+	if second.stdout != "" {
+		t.Errorf("unchanged run printed on stdout: %q", second.stdout)
+	}
+	if !strings.Contains(second.stderr, "unchanged "+id) {
+		t.Errorf("unchanged run stderr = %q, want %q", second.stderr, "unchanged "+id)
+	}
+	if q := vgOK(t, "index", "--quiet", "--vault", vault, "--data", data); q.stdout != "" || q.stderr != "" {
+		t.Errorf("--quiet printed %q %q", q.stdout, q.stderr)
+	}
+
+	list := vgOK(t, "snapshot", "list", "--data", data)
+	if !strings.Contains(list.stdout, id) {
+		t.Errorf("snapshot list does not show %s:\n%s", id, list.stdout)
+	}
+	show := vgOK(t, "snapshot", "show", "--data", data)
+	for _, want := range []string{id, format.NotesFile, format.EdgesFile, format.ChunksFile} {
+		if !strings.Contains(show.stdout, want) {
+			t.Errorf("snapshot show lacks %q:\n%s", want, show.stdout)
+		}
+	}
+	if v := vgOK(t, "snapshot", "verify", "--data", data, id[:10]); !strings.Contains(v.stdout, "ok   "+id) {
+		t.Errorf("verify: %s", v.stdout)
+	}
+
+	// One flipped byte must fail verification with a non-zero exit.
+	p := filepath.Join(snapshot.Dir(data, id), format.EdgesFile)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 1
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v := vg(t, "snapshot", "verify", "--data", data)
+	if v.code != 1 || !strings.Contains(v.stdout, "FAIL "+id) || !strings.Contains(v.stdout, format.EdgesFile+": sha256 mismatch") {
+		t.Errorf("verify of a damaged snapshot: exit %d\n%s%s", v.code, v.stdout, v.stderr)
+	}
+}
+
+func TestIndexUsageErrors(t *testing.T) {
+	r := vg(t, "index", "--data", t.TempDir())
+	if r.code == 0 || !strings.Contains(r.stderr, "vault") {
+		t.Errorf("index without --vault: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = vg(t, "index", "--vault", filepath.Join(t.TempDir(), "nope"), "--data", t.TempDir())
+	if r.code != 1 || !strings.Contains(r.stderr, "open vault") {
+		t.Errorf("missing vault: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = vg(t, "snapshot", "show", "--data", t.TempDir())
+	if r.code != 1 || !strings.Contains(r.stderr, "run vaultgraph index first") {
+		t.Errorf("show on an empty data dir: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestDemo(t *testing.T) {
+	data := t.TempDir()
+	r := vgOK(t, "demo", "--vault", repoPath("testdata/demo-vault"), "--data", data)
+	for _, want := range []string{"Indexed", "labels", "Person", "edge types", "funds", "Acme (Company) funds Search (Project) - amount 250000, currency EUR"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	again := vgOK(t, "demo", "--vault", repoPath("testdata/demo-vault"), "--data", data)
+	if !strings.Contains(again.stdout, "unchanged") {
+		t.Errorf("second demo run did not say the vault is unchanged:\n%s", again.stdout)
+	}
+}
+
+// copyDemoVault copies the demo vault so tests can edit it.
+func copyDemoVault(t *testing.T) string {
+	t.Helper()
+	dst := t.TempDir()
+	if err := os.CopyFS(dst, os.DirFS(repoPath("testdata/demo-vault"))); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}

@@ -1,0 +1,51 @@
+// Command vaultgraph indexes an Obsidian vault into immutable snapshots and
+// answers questions about them. This package only wires command-line flags
+// to the library packages; main alone picks exit codes.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is stamped at build time with -ldflags "-X main.version=...".
+var version = ""
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := newApp().RunContext(ctx, os.Args)
+	stop()
+	os.Exit(exitCode(err))
+}
+
+// exitError carries an exit code other than 1 (a failed check, bad usage).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.err.Error() != "" {
+			fmt.Fprintln(os.Stderr, "vaultgraph:", ee.err)
+		}
+		return ee.code
+	}
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(os.Stderr, "vaultgraph: interrupted")
+		return 130
+	}
+	fmt.Fprintln(os.Stderr, "vaultgraph:", err)
+	return 1
+}

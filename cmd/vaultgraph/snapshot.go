@@ -1,0 +1,198 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/snapshot"
+)
+
+func snapshotCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "snapshot",
+		Usage: "list, show and verify snapshots",
+		Subcommands: []*cli.Command{
+			{
+				Name:   "list",
+				Usage:  "list the snapshots of a data directory, oldest first",
+				Flags:  []cli.Flag{dataFlag(), jsonFlag()},
+				Action: runSnapshotList,
+			},
+			{
+				Name:      "show",
+				Usage:     "show a snapshot's manifest (the newest by default)",
+				ArgsUsage: "[ID]",
+				Flags:     []cli.Flag{dataFlag(), jsonFlag()},
+				Action:    runSnapshotShow,
+			},
+			{
+				Name:      "verify",
+				Usage:     "recompute every checksum of a snapshot; exits 1 on any mismatch",
+				ArgsUsage: "[ID]",
+				Flags:     []cli.Flag{dataFlag(), &cli.BoolFlag{Name: "all", Usage: "verify every snapshot"}},
+				Action:    runSnapshotVerify,
+			},
+		},
+	}
+}
+
+func jsonFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "json", Usage: "print JSON"}
+}
+
+func runSnapshotList(c *cli.Context) error {
+	entries, err := snapshot.List(c.String("data"))
+	if err != nil {
+		return err
+	}
+	type row struct {
+		ID      string        `json:"id"`
+		Parent  string        `json:"parent,omitempty"`
+		Created time.Time     `json:"created"`
+		Counts  format.Counts `json:"counts"`
+		Error   string        `json:"error,omitempty"`
+	}
+	rows := make([]row, 0, len(entries))
+	for _, e := range entries {
+		s, err := snapshot.Open(e.Dir, snapshot.OpenOptions{})
+		if err != nil {
+			rows = append(rows, row{ID: e.ID, Error: err.Error()})
+			continue
+		}
+		m := s.Manifest
+		rows = append(rows, row{ID: m.ID, Parent: m.Parent, Created: m.Created, Counts: m.Counts})
+	}
+	if c.Bool("json") {
+		return writeJSON(c.App.Writer, rows)
+	}
+	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tCREATED\tNOTES\tEDGES\tCHUNKS\tWARNINGS\tSTATUS")
+	for _, r := range rows {
+		status := "ok"
+		if r.Error != "" {
+			status = r.Error
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", r.ID, r.Created.Local().Format(time.DateTime),
+			r.Counts.Notes, r.Counts.Edges, r.Counts.Chunks, r.Counts.Warnings, status)
+	}
+	return tw.Flush()
+}
+
+func runSnapshotShow(c *cli.Context) error {
+	e, err := snapshot.Resolve(c.String("data"), c.Args().First())
+	if err != nil {
+		return err
+	}
+	s, err := snapshot.Open(e.Dir, snapshot.OpenOptions{})
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return writeJSON(c.App.Writer, s.Manifest)
+	}
+	printManifest(c.App.Writer, s.Manifest, s.Dir)
+	return nil
+}
+
+func printManifest(w io.Writer, m *format.Manifest, dir string) {
+	fmt.Fprintf(w, "snapshot   %s\n", m.ID)
+	fmt.Fprintf(w, "directory  %s\n", dir)
+	fmt.Fprintf(w, "created    %s (%s ago)\n", m.Created.Local().Format(time.DateTime), time.Since(m.Created).Round(time.Second))
+	if m.Parent != "" {
+		fmt.Fprintf(w, "parent     %s\n", m.Parent)
+	}
+	fmt.Fprintf(w, "vault      %s\n", m.VaultRoot)
+	fmt.Fprintf(w, "format     %d, written by vaultgraph %s\n", m.FormatVersion, m.ToolVersion)
+	k := m.Counts
+	fmt.Fprintf(w, "counts     %d notes, %d stubs, %d links, %d edges (%d unresolved links), %d chunks, %d warnings\n",
+		k.Notes, k.Stubs, k.Links, k.Edges, k.Unresolved, k.Chunks, k.Warnings)
+	names := make([]string, 0, len(m.Files))
+	var total int64
+	for name, f := range m.Files {
+		names = append(names, name)
+		total += f.Size
+	}
+	sort.Strings(names)
+	fmt.Fprintf(w, "files      %d, %d bytes\n", len(names), total)
+	for _, name := range names {
+		fmt.Fprintf(w, "  %-28s %12d  %s\n", name, m.Files[name].Size, m.Files[name].SHA256[:12])
+	}
+	if len(m.Warnings) > 0 {
+		fmt.Fprintf(w, "warnings\n")
+		for i, wn := range m.Warnings {
+			if i == 20 {
+				fmt.Fprintf(w, "  ... and %d more (--json shows all)\n", len(m.Warnings)-i)
+				break
+			}
+			fmt.Fprintf(w, "  %s\n", warningLine(wn))
+		}
+	}
+}
+
+func warningLine(w format.Warning) string {
+	loc := w.File
+	if w.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", w.File, w.Line)
+	}
+	return fmt.Sprintf("%s: %s: %s", loc, w.Kind, w.Message)
+}
+
+func runSnapshotVerify(c *cli.Context) error {
+	data := c.String("data")
+	var entries []snapshot.Entry
+	if c.Bool("all") {
+		all, err := snapshot.List(data)
+		if err != nil {
+			return err
+		}
+		entries = all
+	} else {
+		e, err := snapshot.Resolve(data, c.Args().First())
+		if err != nil {
+			return err
+		}
+		entries = []snapshot.Entry{e}
+	}
+	bad := 0
+	for _, e := range entries {
+		m, problems, err := snapshot.Verify(e.Dir)
+		switch {
+		case err != nil:
+			bad++
+			fmt.Fprintf(c.App.Writer, "FAIL %s: %v\n", e.ID, err)
+		case len(problems) > 0:
+			bad++
+			fmt.Fprintf(c.App.Writer, "FAIL %s\n", e.ID)
+			for _, p := range problems {
+				fmt.Fprintf(c.App.Writer, "  %s\n", p)
+			}
+		default:
+			fmt.Fprintf(c.App.Writer, "ok   %s (%d files)\n", e.ID, len(m.Files))
+		}
+	}
+	if bad > 0 {
+		return &exitError{code: 1, err: errors.New(plural(bad, "snapshot") + " failed verification")}
+	}
+	return nil
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,241 @@
+package indexer
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/indexer/note"
+	"github.com/vaultgraph/vaultgraph/snapshot"
+)
+
+// tables are the rows of a snapshot being built.
+type tables struct {
+	notes      []format.Note
+	links      []format.Link
+	edges      []format.Edge
+	chunks     []format.Chunk
+	warnings   []format.Warning
+	unresolved int
+	parsed     int
+	reused     int
+}
+
+// noteRows are the rows one note yields on its own.
+type noteRows struct {
+	note     format.Note
+	links    []format.Link
+	chunks   []format.Chunk
+	warnings []format.Warning
+}
+
+// assemble parses the notes that changed, reuses the rows of the others,
+// and resolves every link.
+func assemble(ctx context.Context, read []readFile, prev *reuse, opts Options) (*tables, error) {
+	var files []readFile
+	for _, r := range read {
+		if r.Warning == nil {
+			files = append(files, r)
+		}
+	}
+	rows := make([]noteRows, len(files))
+	reused := make([]bool, len(files))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opts.Workers)
+	for i, f := range files {
+		if r, ok := prev.rows(f); ok {
+			rows[i], reused[i] = r, true
+			continue
+		}
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			rows[i] = parseNote(f, opts)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	t := &tables{}
+	for i, r := range rows {
+		if reused[i] {
+			t.reused++
+		} else {
+			t.parsed++
+		}
+		t.notes = append(t.notes, r.note)
+		t.links = append(t.links, r.links...)
+		t.chunks = append(t.chunks, r.chunks...)
+		t.warnings = append(t.warnings, r.warnings...)
+	}
+	t.resolve()
+	return t, nil
+}
+
+func parseNote(f readFile, opts Options) noteRows {
+	p := note.Parse(f.Path, f.Content, note.Options{ChunkChars: opts.ChunkChars})
+	return noteRows{
+		note: format.Note{
+			ID:         f.Path,
+			Path:       f.Path,
+			Title:      p.Title,
+			Folder:     format.NoteFolder(f.Path),
+			Labels:     p.Labels,
+			Tags:       p.Tags,
+			Aliases:    p.Aliases,
+			Properties: p.Properties,
+			Signature:  f.SHA256,
+			Size:       f.Size,
+			Modified:   f.Modified.UTC(),
+			BodyStart:  int32(p.BodyStart),
+			Content:    p.Content,
+		},
+		links:    p.Links,
+		chunks:   p.Chunks,
+		warnings: p.Warnings,
+	}
+}
+
+// resolve turns links into edges and stubs and writes each edge's sentence.
+func (t *tables) resolve() {
+	g := buildGraph(t.links, newResolver(t.notes))
+	slices.SortFunc(g.stubs, func(a, b format.Note) int { return strings.Compare(a.ID, b.ID) })
+	t.notes = append(t.notes, g.stubs...)
+	t.edges = g.edges
+	t.unresolved = g.unresolved
+	t.warnings = append(t.warnings, g.warnings...)
+	byID := make(map[string]*format.Note, len(t.notes))
+	for i := range t.notes {
+		byID[t.notes[i].ID] = &t.notes[i]
+	}
+	for i := range t.edges {
+		e := &t.edges[i]
+		e.Sentence = sentence(*e, byID[e.Source], byID[e.Target])
+	}
+}
+
+// reuse holds the parent snapshot's rows of every note, by path, without
+// the note text and chunk text: those are rebuilt from the file just read,
+// which is cheaper than decoding them and is the same text, since the
+// signatures match.
+type reuse struct {
+	sigs     map[string]format.NoteSignature
+	notes    map[string]format.Note
+	links    map[string][]format.Link
+	chunks   map[string][]format.Chunk
+	warnings map[string][]format.Warning
+}
+
+// noteMeta is format.Note without Content; chunkMeta is format.Chunk without
+// Text. Reading only these columns makes reuse several times cheaper.
+// TestReuseRowsCoverTheFormat keeps them in step with format.
+type noteMeta struct {
+	ID         string            `parquet:"id,plain"`
+	Path       string            `parquet:"path,plain"`
+	Title      string            `parquet:"title,plain"`
+	Folder     string            `parquet:"folder,plain"`
+	Labels     []string          `parquet:"labels,list,plain"`
+	Tags       []string          `parquet:"tags,list,plain"`
+	Aliases    []string          `parquet:"aliases,list,plain"`
+	Properties []format.Property `parquet:"properties,list"`
+	Stub       bool              `parquet:"stub"`
+	Signature  string            `parquet:"signature,plain"`
+	BodyStart  int32             `parquet:"body_start"`
+}
+
+type chunkMeta struct {
+	ID         string `parquet:"id,plain"`
+	Note       string `parquet:"note,plain"`
+	Ordinal    int32  `parquet:"ordinal"`
+	Heading    string `parquet:"heading,plain"`
+	Start      int32  `parquet:"start"`
+	End        int32  `parquet:"end"`
+	Line       int32  `parquet:"line"`
+	Context    string `parquet:"context,plain"`
+	TextSHA256 string `parquet:"text_sha256,plain"`
+}
+
+// reusable loads the parent's rows when they were built with the same
+// options. It returns nil (parse everything) when there is no parent, a full
+// run was asked for, or the parent's tables cannot be read.
+func reusable(parent *snapshot.Snapshot, opts Options) *reuse {
+	if parent == nil || opts.Full || !equalOptions(parent.Manifest.Options, opts.manifestOptions()) {
+		return nil
+	}
+	var (
+		notes  []noteMeta
+		links  []format.Link
+		chunks []chunkMeta
+		g      errgroup.Group
+	)
+	g.Go(func() (err error) {
+		notes, err = snapshot.ReadTable[noteMeta](filepath.Join(parent.Dir, format.NotesFile))
+		return err
+	})
+	g.Go(func() (err error) { links, err = parent.Links(); return err })
+	g.Go(func() (err error) {
+		chunks, err = snapshot.ReadTable[chunkMeta](filepath.Join(parent.Dir, format.ChunksFile))
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		opts.Log.Warn("cannot reuse the parent snapshot's tables; parsing every note", "parent", parent.ID, "err", err)
+		return nil
+	}
+	r := &reuse{
+		sigs:     parent.Manifest.Notes,
+		notes:    make(map[string]format.Note, len(notes)),
+		links:    make(map[string][]format.Link, len(notes)),
+		chunks:   make(map[string][]format.Chunk, len(notes)),
+		warnings: make(map[string][]format.Warning),
+	}
+	for _, n := range notes {
+		if !n.Stub {
+			r.notes[n.ID] = format.Note{ID: n.ID, Path: n.Path, Title: n.Title, Folder: n.Folder, Labels: n.Labels,
+				Tags: n.Tags, Aliases: n.Aliases, Properties: n.Properties, Signature: n.Signature, BodyStart: n.BodyStart}
+		}
+	}
+	for _, l := range links {
+		r.links[l.Source] = append(r.links[l.Source], l)
+	}
+	for _, c := range chunks {
+		r.chunks[c.Note] = append(r.chunks[c.Note], format.Chunk{ID: c.ID, Note: c.Note, Ordinal: c.Ordinal,
+			Heading: c.Heading, Start: c.Start, End: c.End, Line: c.Line, Context: c.Context, TextSHA256: c.TextSHA256})
+	}
+	for _, w := range parent.Manifest.Warnings {
+		if !isIndexerKind(w.Kind) {
+			r.warnings[w.File] = append(r.warnings[w.File], w)
+		}
+	}
+	return r
+}
+
+// rows returns the parent's rows for f when f's content is unchanged, with
+// the note's content and chunk texts rebuilt from f.
+func (r *reuse) rows(f readFile) (noteRows, bool) {
+	if r == nil {
+		return noteRows{}, false
+	}
+	sig, ok := r.sigs[f.Path]
+	n, found := r.notes[f.Path]
+	if !ok || !found || sig.SHA256 != f.SHA256 || n.Signature != f.SHA256 {
+		return noteRows{}, false
+	}
+	n.Size, n.Modified = f.Size, f.Modified.UTC()
+	n.Content = note.Text(f.Content)
+	parent := r.chunks[f.Path]
+	chunks := make([]format.Chunk, len(parent))
+	for i, c := range parent {
+		if c.Start < 0 || c.End < c.Start || int(c.End) > len(n.Content) {
+			return noteRows{}, false // a table that disagrees with its file: parse instead
+		}
+		c.Text = n.Content[c.Start:c.End]
+		chunks[i] = c
+	}
+	return noteRows{note: n, links: r.links[f.Path], chunks: chunks, warnings: r.warnings[f.Path]}, true
+}

@@ -1,0 +1,112 @@
+package indexer
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/vaultgraph/vaultgraph/format"
+)
+
+// graph is the resolved result of every link in the vault.
+type graph struct {
+	edges      []format.Edge
+	stubs      []format.Note
+	unresolved int // link occurrences that point to no note
+	warnings   []format.Warning
+}
+
+// edgeKey identifies the edges that share an ordinal sequence.
+type edgeKey struct{ source, typ, target string }
+
+// buildGraph resolves links (in note order, then written order) into edges.
+// Plain links and embeds from one note to one target merge into a single
+// edge with a count; typed edges stay one per occurrence, numbered by their
+// ordinal among duplicates. A link to no note points to a stub keyed by the
+// link text, created once per distinct text (ignoring case).
+func buildGraph(links []format.Link, r *resolver) graph {
+	var g graph
+	stubByKey := make(map[string]string)
+	ordinal := make(map[edgeKey]int)
+	merged := make(map[edgeKey]int) // plain edge -> index in g.edges
+	pinned := make(map[string]string)
+	for _, l := range links {
+		target, ok := r.resolve(l)
+		if !ok {
+			g.unresolved++
+			k := fold(l.Target)
+			if id, seen := stubByKey[k]; seen {
+				target = id
+			} else {
+				target = l.Target
+				stubByKey[k] = target
+				g.stubs = append(g.stubs, stubNote(target))
+			}
+		}
+		key := edgeKey{l.Source, l.Type, target}
+		if l.Origin == format.OriginBody {
+			if i, ok := merged[key]; ok {
+				e := &g.edges[i]
+				e.Count++
+				e.Anchors = appendDistinct(e.Anchors, l.Anchor)
+				continue
+			}
+			merged[key] = len(g.edges)
+		}
+		n := ordinal[key]
+		ordinal[key] = n + 1
+		e := format.Edge{
+			ID:         format.EdgeID(l.Source, l.Type, target, n),
+			Source:     l.Source,
+			Target:     target,
+			Type:       l.Type,
+			Sign:       l.Sign,
+			Properties: l.Properties,
+			Count:      1,
+			Origin:     l.Origin,
+			Anchors:    appendDistinct(nil, l.Anchor),
+			Heading:    l.Heading,
+			Line:       l.Line,
+			Unresolved: !ok,
+		}
+		if e.Sign == 0 {
+			e.Sign = 1
+		}
+		if id, ok := pinnedID(l.Properties); ok {
+			if first, dup := pinned[id]; dup {
+				g.warnings = append(g.warnings, format.Warning{File: l.Source, Line: int(l.Line), Kind: format.WarnDuplicateEdgeID,
+					Message: fmt.Sprintf("edge id %q is already pinned by an edge of %s; this edge keeps its derived id %s", id, first, e.ID)})
+			} else {
+				pinned[id] = l.Source
+				e.ID = id
+			}
+		}
+		g.edges = append(g.edges, e)
+	}
+	return g
+}
+
+func stubNote(id string) format.Note {
+	return format.Note{ID: id, Title: format.NoteTitleFromPath(id), Folder: format.NoteFolder(id), Stub: true}
+}
+
+// pinnedID returns the author's "id" edge property, if it is a string.
+func pinnedID(props []format.Property) (string, bool) {
+	p, ok := format.Lookup(props, "id")
+	if !ok || p.Kind != format.KindString {
+		return "", false
+	}
+	id := strings.TrimSpace(p.Text())
+	return id, id != ""
+}
+
+func appendDistinct(list []string, s string) []string {
+	if s == "" {
+		return list
+	}
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}

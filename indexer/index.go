@@ -1,0 +1,232 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/snapshot"
+)
+
+// Result reports one indexing run.
+type Result struct {
+	// ID is the published snapshot, or the newest one when Unchanged.
+	ID        string
+	Dir       string
+	Parent    string
+	Unchanged bool
+	// Parsed notes were read and parsed; Reused ones were taken from the
+	// parent snapshot's tables because their content had not changed.
+	Parsed, Reused int
+	Manifest       *format.Manifest
+	Elapsed        time.Duration
+}
+
+// Run indexes opts.Vault into a new snapshot in opts.Data. It returns with
+// Unchanged set, publishing nothing, when the notes, the problems found
+// walking the vault and the options are all as the newest snapshot recorded
+// and no stage has pending work. A bad note never fails the run: it is
+// recorded as a warning in the manifest. Run fails when the vault cannot be
+// read at all, the lock cannot be taken, or a snapshot cannot be written; a
+// failed or cancelled run publishes nothing.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	start := time.Now()
+	opts = opts.withDefaults()
+	vault, data, err := checkDirs(opts.Vault, opts.Data)
+	if err != nil {
+		return nil, err
+	}
+	ignore, err := compileIgnore(opts.Ignore)
+	if err != nil {
+		return nil, err
+	}
+	release, err := snapshot.Lock(ctx, data, opts.LockWait)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if removed, err := snapshot.RemoveLeftovers(data); err != nil {
+		opts.Log.Warn("could not remove leftovers of an interrupted run", "err", err)
+	} else if len(removed) > 0 {
+		opts.Log.Info("removed leftovers of an interrupted run", "dirs", removed)
+	}
+	parent, newest, err := findParent(data, opts)
+	if err != nil {
+		return nil, err
+	}
+
+	files, walkWarnings, err := walkVault(vault, ignore, opts.MaxNoteBytes)
+	if err != nil {
+		return nil, err
+	}
+	read, err := readAll(ctx, files, opts.Workers, opts.MaxNoteBytes)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range read {
+		if r.Warning != nil {
+			walkWarnings = append(walkWarnings, *r.Warning)
+		}
+	}
+	if parent != nil && !opts.Full && unchanged(parent, read, walkWarnings, opts) {
+		opts.Log.Debug("vault unchanged", "snapshot", parent.ID)
+		return &Result{ID: parent.ID, Dir: parent.Dir, Parent: parent.Manifest.Parent, Unchanged: true,
+			Manifest: parent.Manifest, Elapsed: time.Since(start)}, nil
+	}
+
+	tables, err := assemble(ctx, read, reusable(parent, opts), opts)
+	if err != nil {
+		return nil, err
+	}
+	tables.warnings = append(tables.warnings, walkWarnings...)
+	m := &format.Manifest{
+		Created:     time.Now().UTC(),
+		VaultRoot:   vault,
+		ToolVersion: opts.ToolVersion,
+		Options:     opts.manifestOptions(),
+	}
+	if parent != nil {
+		m.Parent = parent.ID
+	}
+	id := format.NewSnapshotID(m.Created, newest)
+	dir, err := publish(ctx, data, id, parent, tables, m, opts)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{ID: id, Dir: dir, Parent: m.Parent, Parsed: tables.parsed, Reused: tables.reused,
+		Manifest: m, Elapsed: time.Since(start)}
+	opts.Log.Info("published snapshot", "id", id, "notes", m.Counts.Notes, "edges", m.Counts.Edges,
+		"chunks", m.Counts.Chunks, "warnings", m.Counts.Warnings, "parsed", res.Parsed, "reused", res.Reused,
+		"elapsed", res.Elapsed.Round(time.Millisecond))
+	return res, nil
+}
+
+// checkDirs resolves the vault and data directories and refuses a data
+// directory inside the vault: the indexer never writes to the vault.
+func checkDirs(vaultDir, dataDir string) (vault, data string, err error) {
+	if vaultDir == "" || dataDir == "" {
+		return "", "", errors.New("both --vault and --data are required")
+	}
+	vault, err = filepath.Abs(vaultDir)
+	if err != nil {
+		return "", "", fmt.Errorf("vault path: %w", err)
+	}
+	fi, err := os.Stat(vault)
+	if err != nil {
+		return "", "", fmt.Errorf("open vault: %w", err)
+	}
+	if !fi.IsDir() {
+		return "", "", fmt.Errorf("open vault: %s is not a folder", vault)
+	}
+	data, err = filepath.Abs(dataDir)
+	if err != nil {
+		return "", "", fmt.Errorf("data path: %w", err)
+	}
+	realVault, err := filepath.EvalSymlinks(vault)
+	if err != nil {
+		return "", "", fmt.Errorf("open vault: %w", err)
+	}
+	realData := data
+	if r, err := filepath.EvalSymlinks(data); err == nil {
+		realData = r
+	}
+	if realData == realVault || strings.HasPrefix(realData, realVault+string(filepath.Separator)) {
+		return "", "", fmt.Errorf("data directory %s is inside the vault %s; put it elsewhere (vaultgraph never writes to the vault)", data, vault)
+	}
+	return vault, data, nil
+}
+
+// findParent opens the newest good snapshot, if any, and returns the newest
+// snapshot id of any kind, which the new id must sort after.
+func findParent(data string, opts Options) (*snapshot.Snapshot, string, error) {
+	entries, err := snapshot.List(data)
+	if err != nil {
+		return nil, "", err
+	}
+	newest := ""
+	if len(entries) > 0 {
+		newest = entries[len(entries)-1].ID
+	}
+	parent, skipped, err := snapshot.Latest(data, snapshot.OpenOptions{})
+	for _, s := range skipped {
+		opts.Log.Warn("skipping a snapshot that does not open", "err", s)
+	}
+	if errors.Is(err, snapshot.ErrNotFound) {
+		return nil, newest, nil
+	}
+	return parent, newest, err
+}
+
+// indexerKinds are the warnings a run finds again every time (walking,
+// reading, resolving); all others come from parsing a note and are carried
+// over with the note when it is reused.
+var indexerKinds = []string{
+	format.WarnTooLarge, format.WarnBinary, format.WarnSymlinkLoop, format.WarnSymlinkOutside,
+	format.WarnUnreadable, format.WarnPathConflict, format.WarnDuplicateEdgeID,
+}
+
+func isIndexerKind(kind string) bool { return slices.Contains(indexerKinds, kind) }
+
+// unchanged reports whether a run would rebuild the parent as it is.
+func unchanged(parent *snapshot.Snapshot, read []readFile, walkWarnings []format.Warning, opts Options) bool {
+	m := parent.Manifest
+	if !equalOptions(m.Options, opts.manifestOptions()) {
+		return false
+	}
+	n := 0
+	for _, r := range read {
+		if r.Warning != nil {
+			continue
+		}
+		n++
+		if sig, ok := m.Notes[r.Path]; !ok || sig.SHA256 != r.SHA256 {
+			return false
+		}
+	}
+	if n != len(m.Notes) {
+		return false
+	}
+	var before []format.Warning
+	for _, w := range m.Warnings {
+		if isIndexerKind(w.Kind) && w.Kind != format.WarnDuplicateEdgeID {
+			before = append(before, w)
+		}
+	}
+	now := slices.Clone(walkWarnings)
+	sortWarnings(before)
+	sortWarnings(now)
+	if !slices.Equal(before, now) {
+		return false
+	}
+	for _, st := range opts.Stages {
+		if p, ok := st.(Pender); ok && p.Pending(parent) {
+			return false
+		}
+	}
+	return true
+}
+
+func equalOptions(a, b format.Options) bool {
+	return a.ChunkChars == b.ChunkChars && a.MaxNoteBytes == b.MaxNoteBytes && slices.Equal(a.Ignore, b.Ignore)
+}
+
+func sortWarnings(ws []format.Warning) {
+	slices.SortStableFunc(ws, func(a, b format.Warning) int {
+		if c := strings.Compare(a.File, b.File); c != 0 {
+			return c
+		}
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		if c := strings.Compare(a.Kind, b.Kind); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Message, b.Message)
+	})
+}

@@ -1,0 +1,67 @@
+package indexer
+
+import (
+	"log/slog"
+	"runtime"
+	"time"
+
+	"github.com/vaultgraph/vaultgraph/format"
+)
+
+// DefaultMaxNoteBytes is the size above which a file is reported and not
+// indexed.
+const DefaultMaxNoteBytes = 8 << 20
+
+// Options configure one indexing run.
+type Options struct {
+	// Vault is the vault's root folder. It is only ever read.
+	Vault string
+	// Data is the data directory that holds the snapshots. It must not be
+	// inside the vault.
+	Data string
+	// Ignore are glob patterns of vault paths to skip, in addition to
+	// dot-folders: "Templates/", "*.excalidraw.md", "Archive/**/old-*.md".
+	// A pattern without a slash matches a file or folder name anywhere.
+	Ignore []string
+	// MaxNoteBytes caps the size of a note (DefaultMaxNoteBytes when 0).
+	MaxNoteBytes int64
+	// ChunkChars is the target chunk size (format.DefaultChunkChars when 0).
+	ChunkChars int
+	// Workers bounds parallel reads and parses (GOMAXPROCS when 0).
+	Workers int
+	// LockWait is how long to wait for another indexer to finish.
+	LockWait time.Duration
+	// Full re-parses every note instead of reusing the parent snapshot.
+	Full bool
+	// Stages add files to each new snapshot, in order.
+	Stages []Stage
+	// ToolVersion is recorded in the manifest.
+	ToolVersion string
+	// Log receives progress and warnings (discarded when nil).
+	Log *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxNoteBytes <= 0 {
+		o.MaxNoteBytes = DefaultMaxNoteBytes
+	}
+	if o.ChunkChars <= 0 {
+		o.ChunkChars = format.DefaultChunkChars
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.ToolVersion == "" {
+		o.ToolVersion = "dev"
+	}
+	return o
+}
+
+// manifestOptions are the options that shape the tables; a change makes the
+// next run re-parse every note.
+func (o Options) manifestOptions() format.Options {
+	return format.Options{ChunkChars: o.ChunkChars, MaxNoteBytes: o.MaxNoteBytes, Ignore: o.Ignore}
+}

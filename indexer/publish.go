@@ -1,0 +1,72 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/snapshot"
+)
+
+// publish writes the tables into a new snapshot directory, runs the stages
+// and publishes the snapshot with its manifest. On any error the temporary
+// directory is removed and nothing is published.
+func publish(ctx context.Context, data, id string, parent *snapshot.Snapshot, t *tables, m *format.Manifest, opts Options) (dir string, err error) {
+	w, err := snapshot.Create(data, id)
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, w.Abort())
+		}
+	}()
+	if err := writeTables(w.Dir(), t); err != nil {
+		return "", err
+	}
+	sortWarnings(t.warnings)
+	m.Warnings = t.warnings
+	m.Notes = make(map[string]format.NoteSignature, len(t.notes))
+	for _, n := range t.notes {
+		if !n.Stub {
+			m.Notes[n.Path] = format.NoteSignature{SHA256: n.Signature, Size: n.Size, Modified: n.Modified}
+		}
+	}
+	m.Counts = format.Counts{
+		Notes:      len(m.Notes),
+		Stubs:      len(t.notes) - len(m.Notes),
+		Links:      len(t.links),
+		Edges:      len(t.edges),
+		Unresolved: t.unresolved,
+		Chunks:     len(t.chunks),
+		Warnings:   len(t.warnings),
+	}
+	b := &Build{Dir: w.Dir(), Parent: parent, Notes: t.notes, Edges: t.edges, Chunks: t.chunks, Manifest: m, Log: opts.Log}
+	for _, st := range opts.Stages {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		if err := st.Run(ctx, b); err != nil {
+			return "", fmt.Errorf("stage %s: %w", st.Name(), err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	return w.Publish(m)
+}
+
+// writeTables writes the four tables concurrently: compressing them is most
+// of a run's CPU time after parsing.
+func writeTables(dir string, t *tables) error {
+	var g errgroup.Group
+	g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.NotesFile), t.notes) })
+	g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.LinksFile), t.links) })
+	g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.EdgesFile), t.edges) })
+	g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.ChunksFile), t.chunks) })
+	return g.Wait()
+}

@@ -1,0 +1,75 @@
+package indexer
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/vaultgraph/vaultgraph/format"
+)
+
+// readFile is a note file read into memory and signed.
+type readFile struct {
+	vaultFile
+	Content []byte
+	SHA256  string
+	Warning *format.Warning // set when the file cannot be indexed
+}
+
+// readAll reads and signs every file with bounded parallelism. A file that
+// cannot be read or holds binary data gets a warning instead of content;
+// only a cancelled context stops the run.
+func readAll(ctx context.Context, files []vaultFile, workers int, maxBytes int64) ([]readFile, error) {
+	out := make([]readFile, len(files))
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for i := range files {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			out[i] = readOne(files[i], maxBytes)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func readOne(f vaultFile, maxBytes int64) readFile {
+	r := readFile{vaultFile: f}
+	fail := func(kind, msg string) readFile {
+		r.Warning = &format.Warning{File: f.Path, Kind: kind, Message: msg}
+		return r
+	}
+	fh, err := os.Open(f.Abs)
+	if err != nil {
+		return fail(format.WarnUnreadable, err.Error())
+	}
+	defer fh.Close()
+	// Read at most one byte past the limit: the file may have grown since
+	// the walk saw its size.
+	content, err := io.ReadAll(io.LimitReader(fh, maxBytes+1))
+	if err != nil {
+		return fail(format.WarnUnreadable, err.Error())
+	}
+	if int64(len(content)) > maxBytes {
+		return fail(format.WarnTooLarge, fmt.Sprintf("over the %d-byte limit; not indexed (raise --max-note-bytes)", maxBytes))
+	}
+	if i := bytes.IndexByte(content, 0); i >= 0 {
+		line := bytes.Count(content[:i], []byte{'\n'}) + 1
+		r.Warning = &format.Warning{File: f.Path, Line: line, Kind: format.WarnBinary, Message: "holds NUL bytes: binary, not a Markdown note; not indexed"}
+		return r
+	}
+	sum := sha256.Sum256(content)
+	r.Content, r.SHA256, r.Size = content, hex.EncodeToString(sum[:]), int64(len(content))
+	return r
+}

@@ -1,0 +1,144 @@
+package indexer
+
+import (
+	"path"
+	"sort"
+	"strings"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/vaultgraph/vaultgraph/format"
+)
+
+// resolver finds the note a link points to, the way Obsidian does: an exact
+// vault path wins; otherwise, among notes whose path ends with the link
+// path, one in the linking note's own folder, else the shortest path; then
+// aliases. Matching ignores case and Unicode normalisation form (macOS file
+// names are NFD, typed links NFC).
+type resolver struct {
+	exact   map[string]string   // path as written -> note id
+	byPath  map[string][]string // fold(path) -> note ids
+	byName  map[string][]string // fold(file name) -> note ids
+	byAlias map[string][]string // fold(alias) -> note ids
+}
+
+func fold(s string) string { return strings.ToLower(norm.NFC.String(s)) }
+
+func newResolver(notes []format.Note) *resolver {
+	r := &resolver{
+		exact:   make(map[string]string, len(notes)),
+		byPath:  make(map[string][]string, len(notes)),
+		byName:  make(map[string][]string, len(notes)),
+		byAlias: make(map[string][]string),
+	}
+	for _, n := range notes {
+		if n.Stub {
+			continue
+		}
+		r.exact[n.ID] = n.ID
+		k := fold(n.ID)
+		r.byPath[k] = append(r.byPath[k], n.ID)
+		r.byName[path.Base(k)] = append(r.byName[path.Base(k)], n.ID)
+		for _, a := range n.Aliases {
+			ka := fold(strings.TrimSpace(a))
+			if ka != "" {
+				r.byAlias[ka] = append(r.byAlias[ka], n.ID)
+			}
+		}
+	}
+	return r
+}
+
+// resolve returns the id of the note l points to.
+func (r *resolver) resolve(l format.Link) (string, bool) {
+	if l.Kind == format.KindMarkdown {
+		if id, ok := r.byExactPath(l.Target); ok {
+			return id, true
+		}
+		// A markdown link whose path misses still names a file; Obsidian
+		// falls back to finding that file by name.
+		return r.resolveWikilink(format.NoteTitleFromPath(l.Target), l.Source)
+	}
+	return r.resolveWikilink(l.Target, l.Source)
+}
+
+func (r *resolver) resolveWikilink(target, source string) (string, bool) {
+	t := strings.TrimSpace(target)
+	switch {
+	case strings.HasPrefix(t, "./"), strings.HasPrefix(t, "../"):
+		t = path.Join(format.NoteFolder(source), t)
+		if strings.HasPrefix(t, "../") || t == ".." {
+			return "", false
+		}
+	case strings.HasPrefix(t, "/"):
+		t = strings.TrimLeft(t, "/")
+	}
+	if t == "" {
+		return "", false
+	}
+	if !strings.EqualFold(path.Ext(t), ".md") {
+		t += ".md"
+	}
+	if id, ok := r.byExactPath(t); ok {
+		return id, true
+	}
+	k := fold(t)
+	var candidates []string
+	for _, id := range r.byName[path.Base(k)] {
+		if strings.HasSuffix(fold(id), "/"+k) {
+			candidates = append(candidates, id)
+		}
+	}
+	if id, ok := pickCandidate(candidates, source); ok {
+		return id, true
+	}
+	return pickCandidate(r.byAlias[fold(strings.TrimSuffix(strings.TrimSpace(target), ".md"))], source)
+}
+
+func (r *resolver) byExactPath(p string) (string, bool) {
+	if id, ok := r.exact[p]; ok {
+		return id, true
+	}
+	ids := r.byPath[fold(p)]
+	if len(ids) == 0 {
+		return "", false
+	}
+	return minString(ids), true
+}
+
+// pickCandidate applies Obsidian's tie-break among notes matching a link: the
+// linking note's own folder first, then the shortest path, then the
+// lexicographically first.
+func pickCandidate(ids []string, source string) (string, bool) {
+	if len(ids) == 0 {
+		return "", false
+	}
+	folder := format.NoteFolder(source)
+	var same []string
+	for _, id := range ids {
+		if format.NoteFolder(id) == folder {
+			same = append(same, id)
+		}
+	}
+	if len(same) > 0 {
+		ids = same
+	}
+	sorted := append([]string(nil), ids...)
+	sort.Slice(sorted, func(i, j int) bool {
+		if len(sorted[i]) != len(sorted[j]) {
+			return len(sorted[i]) < len(sorted[j])
+		}
+		return sorted[i] < sorted[j]
+	})
+	return sorted[0], true
+}
+
+func minString(ss []string) string {
+	m := ss[0]
+	for _, s := range ss[1:] {
+		if s < m {
+			m = s
+		}
+	}
+	return m
+}

@@ -1,0 +1,266 @@
+package indexer
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/snapshot"
+)
+
+var smallVault = map[string]string{
+	"People/Alice.md": "---\ntype: Person\naliases: [Al]\n---\n# Alice\nAlice leads [[Search]] and knows [[Bob]].\n\nleads:: [[Search]]\n",
+	"People/Bob.md":   "---\ntype: [Person, Engineer]\nrole: engineer\n---\nBob works with [[Al]].\n\ncontributes:: [[Search]] {hours: 120}\n",
+	"Projects/Search.md": "---\ntype: Project\n---\n# Search\nThe search project. See [[Crawler]] and [[Nowhere]].\n\n" +
+		"depends_on:: [[Crawler]] {critical: true}\n",
+	"Projects/Crawler.md": "---\ntype: Project\n---\nFetches pages.\n",
+	"Companies/Acme.md":   "---\ntype: Company\n---\nfunds:: [[Search]] {amount: 250000, currency: EUR}\n",
+	"Broken.md":           "---\ntitle: [unclosed\n---\nStill indexed, links to [[Alice]].\n",
+}
+
+func run(t *testing.T, vault, data string, mutate ...func(*Options)) *Result {
+	t.Helper()
+	opts := Options{Vault: vault, Data: data}
+	for _, m := range mutate {
+		m(&opts)
+	}
+	res, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return res
+}
+
+func TestRunPublishesAndReusesUnchangedNotes(t *testing.T) {
+	vault := writeVault(t, smallVault)
+	data := t.TempDir()
+
+	first := run(t, vault, data)
+	if first.Unchanged || first.Parsed != len(smallVault) || first.Reused != 0 {
+		t.Fatalf("first run: %+v", first)
+	}
+	s := openSnap(t, first.Dir)
+	k := s.Manifest.Counts
+	if k.Notes != 6 || k.Stubs != 1 || k.Unresolved != 1 || k.Warnings == 0 {
+		t.Errorf("counts = %+v", k)
+	}
+	if !hasWarning(s.Manifest, "Broken.md", format.WarnInvalidYAML) {
+		t.Errorf("no invalid-yaml warning for Broken.md: %+v", s.Manifest.Warnings)
+	}
+	edges, err := s.Edges()
+	must(t, err)
+	assertEdge(t, edges, "Companies/Acme.md", "funds", "Projects/Search.md", "Acme (Company) funds Search (Project) - amount 250000, currency EUR")
+	assertEdge(t, edges, "People/Bob.md", "links_to", "People/Alice.md", "Bob (Person, Engineer) links to Alice (Person)")
+	assertEdge(t, edges, "Broken.md", "links_to", "People/Alice.md", "")
+
+	second := run(t, vault, data)
+	if !second.Unchanged || second.ID != first.ID {
+		t.Fatalf("second run on an unchanged vault: %+v", second)
+	}
+	// A touch changes the modification time, not the content.
+	future := time.Now().Add(time.Hour)
+	must(t, os.Chtimes(filepath.Join(vault, "People/Bob.md"), future, future))
+	if r := run(t, vault, data); !r.Unchanged {
+		t.Errorf("touching a note published a snapshot: %+v", r)
+	}
+
+	must(t, os.WriteFile(filepath.Join(vault, "Projects/Crawler.md"), []byte("---\ntype: Project\n---\nFetches pages politely.\n"), 0o644))
+	third := run(t, vault, data)
+	if third.Unchanged || third.Parsed != 1 || third.Reused != len(smallVault)-1 || third.Parent != first.ID {
+		t.Fatalf("after editing one note: %+v", third)
+	}
+	if third.ID <= first.ID {
+		t.Errorf("new id %s does not sort after %s", third.ID, first.ID)
+	}
+	s3 := openSnap(t, third.Dir)
+	if !hasWarning(s3.Manifest, "Broken.md", format.WarnInvalidYAML) {
+		t.Errorf("the reused broken note lost its warning: %+v", s3.Manifest.Warnings)
+	}
+	// Reused rows must equal what a full parse produces.
+	full := run(t, vault, t.TempDir(), func(o *Options) { o.Full = true })
+	assertSameTables(t, s3, openSnap(t, full.Dir))
+}
+
+func TestRunResolvesAgainstTheWholeVaultAfterDeletes(t *testing.T) {
+	vault := writeVault(t, smallVault)
+	data := t.TempDir()
+	run(t, vault, data)
+	must(t, os.Remove(filepath.Join(vault, "Projects/Crawler.md")))
+	res := run(t, vault, data)
+	if res.Parsed != 0 || res.Reused != len(smallVault)-1 {
+		t.Errorf("deleting a note re-parsed others: %+v", res)
+	}
+	edges, err := openSnap(t, res.Dir).Edges()
+	must(t, err)
+	for _, e := range edges {
+		if e.Source == "Projects/Search.md" && e.Type == "depends_on" {
+			if !e.Unresolved || e.Target != "Crawler" {
+				t.Errorf("edge to the deleted note = %+v, want a stub target", e)
+			}
+			return
+		}
+	}
+	t.Error("depends_on edge missing")
+}
+
+func TestRunNeverWritesToTheVault(t *testing.T) {
+	vault := writeVault(t, smallVault)
+	before := treeSignature(t, vault)
+	data := t.TempDir()
+	run(t, vault, data)
+	run(t, vault, data, func(o *Options) { o.Full = true })
+	if after := treeSignature(t, vault); after != before {
+		t.Errorf("vault changed:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+func TestRunRefusesDataInsideVault(t *testing.T) {
+	vault := writeVault(t, smallVault)
+	_, err := Run(context.Background(), Options{Vault: vault, Data: filepath.Join(vault, ".vaultgraph")})
+	if err == nil || !strings.Contains(err.Error(), "inside the vault") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(vault, ".vaultgraph")); !errors.Is(err, fs.ErrNotExist) {
+		t.Error("created the data directory inside the vault")
+	}
+}
+
+func TestRunOptionChangeReparses(t *testing.T) {
+	vault := writeVault(t, smallVault)
+	data := t.TempDir()
+	run(t, vault, data)
+	res := run(t, vault, data, func(o *Options) { o.ChunkChars = 300 })
+	if res.Unchanged || res.Parsed != len(smallVault) {
+		t.Errorf("changing chunk size: %+v", res)
+	}
+	if r := run(t, vault, data, func(o *Options) { o.Ignore = []string{"Companies/"} }); r.Unchanged || r.Manifest.Counts.Notes != len(smallVault)-1 {
+		t.Errorf("adding an ignore pattern: %+v", r)
+	}
+}
+
+func TestRunWaitsForTheLock(t *testing.T) {
+	vault := writeVault(t, smallVault)
+	data := t.TempDir()
+	release, err := snapshot.Lock(context.Background(), data, 0)
+	must(t, err)
+	_, err = Run(context.Background(), Options{Vault: vault, Data: data})
+	if !errors.Is(err, snapshot.ErrLocked) {
+		t.Fatalf("err = %v, want ErrLocked", err)
+	}
+	release()
+	if r := run(t, vault, data); r.Unchanged {
+		t.Fatal("no snapshot after the lock was released")
+	}
+}
+
+func TestRunRecordsNewWalkProblems(t *testing.T) {
+	vault := writeVault(t, smallVault)
+	data := t.TempDir()
+	run(t, vault, data)
+	// A file that cannot be indexed changes no note, but the problem must
+	// still reach a snapshot, once.
+	must(t, os.WriteFile(filepath.Join(vault, "Bin.md"), []byte("PK\x00\x03"), 0o644))
+	res := run(t, vault, data)
+	if res.Unchanged || !hasWarning(res.Manifest, "Bin.md", format.WarnBinary) || res.Manifest.Counts.Notes != len(smallVault) {
+		t.Fatalf("binary file not reported: %+v", res.Manifest.Warnings)
+	}
+	if again := run(t, vault, data); !again.Unchanged {
+		t.Errorf("the same problem published another snapshot")
+	}
+}
+
+func assertEdge(t *testing.T, edges []format.Edge, source, typ, target, sentence string) {
+	t.Helper()
+	for _, e := range edges {
+		if e.Source == source && e.Type == typ && e.Target == target {
+			if sentence != "" && e.Sentence != sentence {
+				t.Errorf("edge %s sentence = %q, want %q", e.ID, e.Sentence, sentence)
+			}
+			return
+		}
+	}
+	t.Errorf("no edge %s -%s-> %s", source, typ, target)
+}
+
+func hasWarning(m *format.Manifest, file, kind string) bool {
+	for _, w := range m.Warnings {
+		if w.File == file && w.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+func openSnap(t *testing.T, dir string) *snapshot.Snapshot {
+	t.Helper()
+	s, err := snapshot.Open(dir, snapshot.OpenOptions{VerifyChecksums: true})
+	must(t, err)
+	return s
+}
+
+// assertSameTables compares the rows of two snapshots of one vault, ignoring
+// modification times.
+func assertSameTables(t *testing.T, a, b *snapshot.Snapshot) {
+	t.Helper()
+	na, err := a.Notes()
+	must(t, err)
+	nb, err := b.Notes()
+	must(t, err)
+	for i := range na {
+		na[i].Modified = time.Time{}
+	}
+	for i := range nb {
+		nb[i].Modified = time.Time{}
+	}
+	if fmt.Sprint(na) != fmt.Sprint(nb) {
+		t.Errorf("notes differ between incremental and full build")
+	}
+	ea, _ := a.Edges()
+	eb, _ := b.Edges()
+	if fmt.Sprint(ea) != fmt.Sprint(eb) {
+		t.Errorf("edges differ between incremental and full build")
+	}
+	ca, _ := a.Chunks()
+	cb, _ := b.Chunks()
+	if fmt.Sprint(ca) != fmt.Sprint(cb) {
+		t.Errorf("chunks differ between incremental and full build")
+	}
+}
+
+// treeSignature hashes every path, mode, size, modification time and
+// content under root.
+func treeSignature(t *testing.T, root string) string {
+	t.Helper()
+	var lines []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		line := fmt.Sprintf("%s %v %d %d", p, fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+		if fi.Mode().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			line += fmt.Sprintf(" %x", sha256.Sum256(b))
+		}
+		lines = append(lines, line)
+		return nil
+	})
+	must(t, err)
+	sort.Strings(lines)
+	return fmt.Sprintf("%x", sha256.Sum256([]byte(strings.Join(lines, "\n"))))
+}

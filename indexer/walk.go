@@ -1,0 +1,172 @@
+package indexer
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/vaultgraph/vaultgraph/format"
+)
+
+// vaultFile is one note file found in the vault.
+type vaultFile struct {
+	Path     string // vault-relative, slash-separated: the note's id
+	Abs      string // where to read it (possibly through a symlink)
+	Size     int64
+	Modified time.Time
+}
+
+// walker lists the notes of a vault. It skips dot-folders (.obsidian,
+// .trash, .git, ...) and ignored paths, follows symlinks only while they
+// stay inside the vault, and records a warning for every file it cannot
+// take instead of failing.
+type walker struct {
+	root     string // real path of the vault root
+	ignore   *ignoreRules
+	maxBytes int64
+	files    []vaultFile
+	warnings []format.Warning
+	visited  map[string]string // real dir path -> vault path first seen at
+}
+
+func walkVault(root string, ignore *ignoreRules, maxBytes int64) ([]vaultFile, []format.Warning, error) {
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open vault: %w", err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open vault: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, nil, fmt.Errorf("open vault: %s is not a folder", root)
+	}
+	w := &walker{root: real, ignore: ignore, maxBytes: maxBytes, visited: map[string]string{}}
+	if err := w.dir(real, ""); err != nil {
+		return nil, nil, err
+	}
+	sort.Slice(w.files, func(i, j int) bool { return w.files[i].Path < w.files[j].Path })
+	w.warnings = append(w.warnings, caseConflicts(w.files)...)
+	return w.files, w.warnings, nil
+}
+
+// dir lists one folder; abs is its real path (the walk only ever descends
+// through resolved paths), rel its vault path. A folder reached a second time
+// through a symlink is skipped, which also breaks symlink cycles.
+func (w *walker) dir(abs, rel string) error {
+	if first, seen := w.visited[abs]; seen {
+		w.warn(rel, format.WarnSymlinkLoop, fmt.Sprintf("folder already indexed as %q (a symlink cycle or duplicate); skipped", first))
+		return nil
+	}
+	w.visited[abs] = rel
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		if rel == "" {
+			return fmt.Errorf("read vault: %w", err)
+		}
+		w.warn(rel, format.WarnUnreadable, fmt.Sprintf("folder not indexed: %v", err))
+		return nil
+	}
+	for _, de := range entries {
+		name := de.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		childRel := path.Join(rel, name)
+		if w.ignore.match(childRel) {
+			continue
+		}
+		if err := w.entry(filepath.Join(abs, name), childRel, de); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *walker) entry(abs, rel string, de fs.DirEntry) error {
+	switch {
+	case de.Type()&fs.ModeSymlink != 0:
+		return w.symlink(abs, rel)
+	case de.IsDir():
+		return w.dir(abs, rel)
+	case de.Type().IsRegular() && isNoteName(rel):
+		fi, err := de.Info()
+		if err != nil {
+			w.warn(rel, format.WarnUnreadable, err.Error())
+			return nil
+		}
+		w.file(abs, rel, fi)
+	}
+	return nil
+}
+
+// symlink follows a link only when its target is inside the vault, and
+// never into a folder already being walked.
+func (w *walker) symlink(abs, rel string) error {
+	target, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) || strings.Contains(err.Error(), "too many links") {
+			w.warn(rel, format.WarnSymlinkLoop, "symlink loops back on itself; skipped")
+		} else if isNoteName(rel) {
+			w.warn(rel, format.WarnUnreadable, fmt.Sprintf("broken symlink: %v", err))
+		}
+		return nil
+	}
+	if target != w.root && !strings.HasPrefix(target, w.root+string(filepath.Separator)) {
+		w.warn(rel, format.WarnSymlinkOutside, "symlink points outside the vault; skipped")
+		return nil
+	}
+	fi, err := os.Stat(target)
+	if err != nil {
+		w.warn(rel, format.WarnUnreadable, err.Error())
+		return nil
+	}
+	if fi.IsDir() {
+		return w.dir(target, rel)
+	}
+	if fi.Mode().IsRegular() && isNoteName(rel) {
+		w.file(target, rel, fi)
+	}
+	return nil
+}
+
+func (w *walker) file(abs, rel string, fi fs.FileInfo) {
+	if fi.Size() > w.maxBytes {
+		w.warn(rel, format.WarnTooLarge, fmt.Sprintf("%d bytes is over the %d-byte limit; not indexed (raise --max-note-bytes)", fi.Size(), w.maxBytes))
+		return
+	}
+	w.files = append(w.files, vaultFile{Path: rel, Abs: abs, Size: fi.Size(), Modified: fi.ModTime()})
+}
+
+func (w *walker) warn(rel, kind, msg string) {
+	w.warnings = append(w.warnings, format.Warning{File: rel, Kind: kind, Message: msg})
+}
+
+func isNoteName(rel string) bool {
+	return strings.EqualFold(path.Ext(rel), ".md")
+}
+
+// caseConflicts reports paths that differ only by case: they are distinct
+// notes here but one file on case-insensitive systems, and links to them
+// resolve to the exact-case match first.
+func caseConflicts(files []vaultFile) []format.Warning {
+	seen := make(map[string]string, len(files))
+	var out []format.Warning
+	for _, f := range files {
+		k := strings.ToLower(f.Path)
+		if first, ok := seen[k]; ok {
+			out = append(out, format.Warning{File: f.Path, Kind: format.WarnPathConflict,
+				Message: fmt.Sprintf("differs from %q only by case; links resolve to the exact-case match first", first)})
+			continue
+		}
+		seen[k] = f.Path
+	}
+	return out
+}
