@@ -23,7 +23,6 @@ func newApp() *cli.App {
 			snapshotCommand(),
 			demoCommand(),
 			genCommand(),
-			queryCommand(),
 		},
 		// Errors go back to main, which prints them and picks the exit code.
 		ExitErrHandler:  func(*cli.Context, error) {},
