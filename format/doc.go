@@ -28,4 +28,10 @@
 // (key, kind, value) structs where value is the JSON encoding of the value, so
 // that rows of one table can carry properties of different types and any
 // Parquet reader can decode them.
+//
+// # Graph database
+//
+// A snapshot may also hold graph.kuzu, a Kuzu database built from the notes
+// and edges tables; graph.go documents its layout and naming rules, and the
+// manifest's Graph section maps vault names to its tables and columns.
 package format

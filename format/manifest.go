@@ -32,6 +32,16 @@ type Manifest struct {
 	// Files maps every other file of the snapshot directory (relative
 	// path, forward slashes) to its size and checksum.
 	Files map[string]FileInfo `json:"files"`
+	// Embedder and Vectors describe the vector files (see vectors.go);
+	// absent when the snapshot was built without the embedding stage.
+	Embedder *Embedder `json:"embedder,omitempty"`
+	Vectors  *Vectors  `json:"vectors,omitempty"`
+	// Graph describes the graph database (see graph.go); absent when the
+	// snapshot was built without the graph stage.
+	Graph *Graph `json:"graph,omitempty"`
+	// BM25 describes the lexical index (see bm25.go); absent when the
+	// snapshot was built without the BM25 stage.
+	BM25 *BM25 `json:"bm25,omitempty"`
 }
 
 // Options are the indexer settings recorded in a manifest.

@@ -1,0 +1,261 @@
+package format
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// The graph database of a snapshot. It is additive within format version 1:
+// a snapshot built without the graph stage has no GraphFile and no Graph
+// section in its manifest, and readers that do not know it ignore both.
+//
+// # Layout (GraphVersion 1)
+//
+// GraphFile is a Kuzu database (a single file) built from the snapshot's
+// own notes and edges tables, so openCypher queries see exactly the rows the
+// snapshot holds. It has:
+//
+//   - one node table, GraphNoteTable, with one row per note and stub: the
+//     built-in columns of NoteBuiltins (modified is null for stubs), the
+//     internal column vg_keys (the vault-level names of the properties the
+//     note has a value for, which keys(n) returns), and one typed column per
+//     frontmatter or inline property key found in any note;
+//   - one relationship table per edge type, FROM and TO GraphNoteTable, with
+//     the built-ins of EdgeBuiltins, the internal columns vg_type (the edge
+//     type as written), vg_src and vg_dst (the note ids of the ends) and
+//     vg_keys, and one typed column per edge property key found on any edge
+//     of that type. The tables of links_to and embeds always exist, even
+//     empty, so that every query has at least one relationship table.
+//
+// Chunks are not part of the graph: retrieval finds chunks through the
+// vector files and hands their note ids to graph queries as parameters.
+//
+// # Names
+//
+// Users write vault names in queries (labels, edge types and property keys
+// exactly as written in notes); the query translator maps them to the
+// escaped names recorded in the Graph section. The escaping rule
+// (EscapeGraphNames) is:
+//
+//  1. Every character that is not an ASCII letter, digit or underscore
+//     becomes '_', and the result is cut to 40 bytes.
+//  2. The namespace's prefix is put in front: "e_" for edge type tables,
+//     "p_" for property columns (note and edge property keys share one
+//     namespace, so a key has the same column name wherever it occurs).
+//     Because every escaped name has a prefix, none is a Cypher keyword and
+//     none collides with a built-in or internal column.
+//  3. When step 1 changed anything (or the name is empty), or when the
+//     result equals an earlier name of the namespace ignoring case (Kuzu
+//     names are case-insensitive), "_" and the first 8 hex digits of the
+//     sha256 of the original name are appended; names are processed in
+//     byte order, so the mapping is deterministic. Should that still
+//     collide, "_2", "_3", ... follow.
+//
+// Examples: depends_on -> e_depends_on, "mentored by" ->
+// e_mentored_by_93c49ec0, Über -> p__ber_<hash>, and of "Knows" and "knows"
+// the second becomes e_knows_<hash>.
+//
+// A property whose key equals a built-in name (a frontmatter "id", an edge
+// property "count") is not dropped: its vault-level name gets a leading
+// underscore ("_id"), repeated until it is unique, and the Graph section
+// records both the key and the name. An edge property "id" equal to the
+// edge's id is the author pinning that id and is not stored twice.
+//
+// # Types
+//
+// A property column's type is inferred from every value of its key: all
+// integers -> INT64; integers and floats -> DOUBLE; booleans -> BOOLEAN;
+// dates -> DATE; datetimes, or dates and datetimes -> TIMESTAMP; strings ->
+// STRING; maps -> STRING holding the JSON text; lists -> a list of the type
+// inferred the same way from all their items (STRING[] when the items
+// disagree). Any other mix is a conflict: the column is STRING, every value
+// is stored as its text (Property.Text), and the property is marked
+// Conflict with the kinds seen. Note properties are inferred over all
+// notes; an edge property's type is inferred over the edges of every type,
+// because Kuzu silently casts a property to a common type when one pattern
+// spans several relationship tables, and a property must not change type
+// with the query.
+
+// GraphFile is the graph database of a snapshot.
+const GraphFile = "graph.kuzu"
+
+// GraphVersion is the layout of the graph database described above. A
+// snapshot whose graph has another version is rebuilt by the next index
+// run.
+const GraphVersion = 1
+
+// GraphNoteTable is the node table holding notes and stubs.
+const GraphNoteTable = "Note"
+
+// GraphColumn is a built-in column and its Kuzu type.
+type GraphColumn struct {
+	Name, Type string
+}
+
+// Built-in fields, in the order of their columns. Queries read them as
+// n.path, r.count and so on; labels(n), type(r) and id(x) read the labels,
+// the edge type and the id. The column names are the vault names.
+var (
+	NoteBuiltins = []GraphColumn{
+		{"id", "STRING"}, {"path", "STRING"}, {"title", "STRING"}, {"folder", "STRING"},
+		{"labels", "STRING[]"}, {"tags", "STRING[]"}, {"aliases", "STRING[]"}, {"stub", "BOOLEAN"},
+		{"modified", "TIMESTAMP"}, {"size", "INT64"},
+	}
+	EdgeBuiltins = []GraphColumn{
+		{"id", "STRING"}, {"sign", "INT64"}, {"count", "INT64"}, {"heading", "STRING"}, {"line", "INT64"},
+		{"sentence", "STRING"}, {"anchors", "STRING[]"}, {"origin", "STRING"}, {"unresolved", "BOOLEAN"},
+	}
+)
+
+// Internal columns: vg_keys on both tables, the others on relationship
+// tables. Queries cannot name them; the translator and the result reader
+// use them.
+const (
+	GraphKeysColumn   = "vg_keys"
+	GraphTypeColumn   = "vg_type"
+	GraphSourceColumn = "vg_src"
+	GraphTargetColumn = "vg_dst"
+)
+
+// Prefixes of escaped names.
+const (
+	GraphEdgeTablePrefix = "e_"
+	GraphPropertyPrefix  = "p_"
+)
+
+// Graph is the manifest section describing a snapshot's graph database: the
+// mapping from vault names to the database's tables and columns, and the
+// types inferred for properties.
+type Graph struct {
+	Version       int    `json:"version"`
+	Engine        string `json:"engine"`
+	EngineVersion string `json:"engine_version"`
+	File          string `json:"file"`
+	NoteTable     string `json:"note_table"`
+	Notes         int    `json:"notes"`
+	Edges         int    `json:"edges"`
+	// SkippedEdges counts edges whose ends are not rows of the notes table
+	// (which the indexer never writes); they are logged and left out.
+	SkippedEdges   int             `json:"skipped_edges,omitempty"`
+	Labels         []GraphLabel    `json:"labels"`
+	NoteProperties []GraphProperty `json:"note_properties"`
+	EdgeTypes      []GraphEdgeType `json:"edge_types"`
+	EdgeProperties []GraphProperty `json:"edge_properties"`
+}
+
+// GraphLabel is a note label and the number of notes that carry it.
+type GraphLabel struct {
+	Name  string `json:"name"`
+	Count int    `json:"count"`
+}
+
+// GraphEdgeType maps an edge type to its relationship table.
+type GraphEdgeType struct {
+	Name  string `json:"name"`
+	Table string `json:"table"`
+	Count int    `json:"count"`
+	// Properties are the vault-level names of the edge properties that
+	// edges of this type carry; the table has a column for each.
+	Properties []string `json:"properties,omitempty"`
+}
+
+// GraphProperty maps a property key to its column.
+type GraphProperty struct {
+	// Name is what queries write: the key, or the key with leading
+	// underscores when it equals a built-in name.
+	Name string `json:"name"`
+	// Key is the key as written in notes, when it differs from Name.
+	Key    string `json:"key,omitempty"`
+	Column string `json:"column"`
+	// Type is the Kuzu column type: INT64, DOUBLE, BOOLEAN, DATE,
+	// TIMESTAMP, STRING or a list of one of them (STRING[]).
+	Type string `json:"type"`
+	// Kinds are the property kinds (Kind* constants) seen in values.
+	Kinds []string `json:"kinds"`
+	// Conflict is set when the kinds could not share a type: the column is
+	// STRING and holds every value's text.
+	Conflict bool `json:"conflict,omitempty"`
+	// Count is the number of notes or edges with a value.
+	Count int `json:"count"`
+}
+
+// EscapeGraphNames maps each of names to a name safe for the graph database
+// in the namespace of prefix, by the rule in this file's documentation.
+// Duplicates in names map to the same escaped name.
+func EscapeGraphNames(prefix string, names []string) map[string]string {
+	sorted := append([]string(nil), names...)
+	sort.Strings(sorted)
+	out := make(map[string]string, len(sorted))
+	taken := make(map[string]bool, len(sorted))
+	for _, name := range sorted {
+		if _, ok := out[name]; ok {
+			continue
+		}
+		safe, changed := sanitizeGraphName(name)
+		esc := prefix + safe
+		if changed || taken[strings.ToLower(esc)] {
+			esc += "_" + shortHash(name)
+		}
+		for n := 2; taken[strings.ToLower(esc)]; n++ {
+			esc = prefix + safe + "_" + shortHash(name) + "_" + strconv.Itoa(n)
+		}
+		taken[strings.ToLower(esc)] = true
+		out[name] = esc
+	}
+	return out
+}
+
+// maxGraphName bounds the sanitized part of an escaped name, so that a
+// pathological key cannot produce an identifier Kuzu refuses.
+const maxGraphName = 40
+
+func sanitizeGraphName(name string) (string, bool) {
+	var b strings.Builder
+	changed := false
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+			changed = true
+		}
+	}
+	s := b.String()
+	if s == "" {
+		changed = true
+	}
+	if len(s) > maxGraphName {
+		s, changed = s[:maxGraphName], true
+	}
+	return s, changed
+}
+
+func shortHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:4])
+}
+
+// ShadowedName returns the vault-level name of a property key: the key
+// itself, or the key with leading underscores when it equals the name of
+// one of builtins or, once prefixed, a name in taken, so that no property
+// is hidden by a built-in field.
+func ShadowedName(key string, builtins []GraphColumn, taken func(string) bool) string {
+	name := key
+	for isBuiltin(name, builtins) || (name != key && taken(name)) {
+		name = "_" + name
+	}
+	return name
+}
+
+func isBuiltin(s string, cols []GraphColumn) bool {
+	for _, c := range cols {
+		if c.Name == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,168 @@
+package format
+
+// Vector files of a snapshot. They are additive within format version 1:
+// readers that do not know them ignore them, and the manifest sections that
+// describe them are optional. Each binary file carries its own layout
+// version in its header.
+//
+// # Vector file (vectors-chunks.f32, vectors-edges.f32)
+//
+// One row per distinct embedded text, all from the model the manifest's
+// Embedder section names. Little-endian:
+//
+//	offset  size              field
+//	0       8                 magic "VGVEC\x00\x00\x01"
+//	8       4                 layout version (uint32, 1)
+//	12      4                 dims (uint32; 0 only when count is 0)
+//	16      8                 count (uint64): number of rows
+//	24      32                embedder fingerprint (raw sha256)
+//	56      8                 reserved, zero
+//	64      count*32          text hashes: raw sha256 of the embedded text
+//	                          (see TextHash), strictly ascending
+//	...     pad to 64         zero bytes
+//	V       count*dims*4      float32 vectors, row i belongs to hash i,
+//	                          L2-normalised
+//
+// The file is exactly V + count*dims*4 bytes long, V = 64 + roundup(count*32, 64).
+//
+// Why a flat file and not Parquet: the server memory-maps it and reads row i
+// as a []float32 in place, with no decoding, no copy onto the Go heap and no
+// load time; exact scans (filtered search) stream it at memory speed; the
+// indexer reuses a parent's vector for a text by binary search on the sorted
+// hashes. Parquet would compress float32 poorly and has to be decoded into
+// memory first. Other tools read it with numpy.memmap (offset V, shape
+// count x dims).
+//
+// A chunk's vector is the row whose hash is the chunk's TextSHA256; an edge's
+// is the row whose hash is TextHash(edge.Sentence). Several chunks with the
+// same text share a row. A chunk or edge without a row is pending: its text
+// has not been embedded yet (the manifest counts them and says why).
+//
+// # HNSW file (hnsw-chunks, hnsw-edges)
+//
+// A hierarchical navigable small world graph over the rows of the vector
+// file of the same target: node i is row i. Little-endian, every section
+// 4-byte aligned so it can be used in place from a memory map:
+//
+//	offset  size                   field
+//	0       8                      magic "VGHNSW\x00\x01"
+//	8       4                      layout version (uint32, 1)
+//	12      4                      count (uint32): nodes, equal to the vector file's count
+//	16      4                      dims (uint32), equal to the vector file's
+//	20      4                      M: neighbour slots per node on levels >= 1
+//	24      4                      M0: neighbour slots per node on level 0
+//	28      4                      entry node (uint32; 0xFFFFFFFF when count is 0)
+//	32      4                      top level (uint32): the entry node's level
+//	36      4                      upper slot count U (uint32)
+//	40      4                      efConstruction the graph was built with
+//	44      4                      efSearch: default beam width of queries
+//	48      16                     reserved, zero
+//	64      count                  level of each node (uint8)
+//	...     pad to 4               zero bytes
+//	        count*4                first upper slot of each node (uint32;
+//	                               0xFFFFFFFF for level-0 nodes); a node of
+//	                               level L owns slots first .. first+L-1 for
+//	                               levels 1..L, slots allotted in node order
+//	        count*(1+M0)*4         level 0: per node a neighbour count, then
+//	                               M0 neighbour ids (unused ones zero)
+//	        U*(1+M)*4              upper slots: a count, then M ids
+//
+// Distance is 1 - dot product of the (unit) vectors; the manifest's HNSW
+// section records it with M, M0, efConstruction and efSearch.
+const (
+	ChunkVectorsFile = "vectors-chunks.f32"
+	EdgeVectorsFile  = "vectors-edges.f32"
+	ChunkHNSWFile    = "hnsw-chunks"
+	EdgeHNSWFile     = "hnsw-edges"
+)
+
+// Embedder kinds: whether the vectors capture meaning or only shared words.
+const (
+	// EmbedderLexical vectors match texts that share words and word
+	// fragments; they do not know synonyms or paraphrases.
+	EmbedderLexical = "lexical"
+	// EmbedderSemantic vectors come from a trained language model.
+	EmbedderSemantic = "semantic"
+)
+
+// DistanceCosine is the distance of every vector graph: 1 - cosine
+// similarity, computed as 1 - dot product of unit vectors.
+const DistanceCosine = "cosine"
+
+// Embedder records the model every vector of a snapshot was computed with.
+// Vectors of two models never mix in one snapshot: the indexer refuses to
+// build on a parent whose Fingerprint differs unless told to re-embed
+// everything, and searchers refuse a query embedder with another
+// Fingerprint.
+type Embedder struct {
+	// Provider is builtin, ollama or openai.
+	Provider string `json:"provider"`
+	// Model is the provider's model name (nomic-embed-text:latest,
+	// text-embedding-3-small) or the builtin algorithm's name.
+	Model string `json:"model"`
+	// Dimensions of every vector; 0 while no vector has been computed
+	// (every text pending).
+	Dimensions int `json:"dimensions"`
+	// Fingerprint (hex sha256) identifies provider, model, task prefixes
+	// and, for the builtin embedder, its algorithm and dimension. It is also
+	// written into every vector file's header.
+	Fingerprint string `json:"fingerprint"`
+	// Kind is EmbedderLexical or EmbedderSemantic.
+	Kind string `json:"kind"`
+	// Note says in words what the vectors can and cannot find.
+	Note string `json:"note,omitempty"`
+}
+
+// Spec returns the --embedder value that selects this embedder again:
+// "builtin", "ollama:<model>" or "openai:<model>".
+func (e *Embedder) Spec() string {
+	if e.Provider == "builtin" {
+		return "builtin"
+	}
+	return e.Provider + ":" + e.Model
+}
+
+// Vectors describes a snapshot's vector and graph files.
+type Vectors struct {
+	HNSW   HNSW        `json:"hnsw"`
+	Chunks VectorIndex `json:"chunks"`
+	Edges  VectorIndex `json:"edges"`
+	// PendingReason says why some texts have no vector (the model server
+	// was unreachable, refused, timed out); "" when nothing is pending.
+	PendingReason string `json:"pending_reason,omitempty"`
+}
+
+// HNSW are the parameters the graphs were built with.
+type HNSW struct {
+	M              int    `json:"m"`
+	M0             int    `json:"m0"`
+	EfConstruction int    `json:"ef_construction"`
+	EfSearch       int    `json:"ef_search"`
+	Distance       string `json:"distance"`
+}
+
+// HNSW build modes recorded in VectorIndex.HNSWBuild.
+const (
+	HNSWBuilt   = "built"   // built from scratch
+	HNSWUpdated = "updated" // the parent's graph with removed rows deleted and new ones added
+)
+
+// VectorIndex describes the vectors and HNSW graph of one target (chunks
+// or edges).
+type VectorIndex struct {
+	// VectorsFile and HNSWFile are file names in the snapshot directory.
+	VectorsFile string `json:"vectors_file"`
+	HNSWFile    string `json:"hnsw_file"`
+	// Items is the number of chunks (edges) in the snapshot; Vectors the
+	// number of distinct texts with a vector (rows of the files).
+	Items   int `json:"items"`
+	Vectors int `json:"vectors"`
+	// Embedded rows were computed by this run; Reused ones were copied from
+	// the parent snapshot because their text was unchanged.
+	Embedded int `json:"embedded"`
+	Reused   int `json:"reused"`
+	// Pending items have no vector yet; the next index run embeds them.
+	Pending int `json:"pending"`
+	// HNSWBuild is HNSWBuilt or HNSWUpdated.
+	HNSWBuild string `json:"hnsw_build"`
+}
