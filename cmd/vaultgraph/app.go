@@ -23,6 +23,7 @@ func newApp() *cli.App {
 			snapshotCommand(),
 			demoCommand(),
 			genCommand(),
+			searchCommand(),
 		},
 		// Errors go back to main, which prints them and picks the exit code.
 		ExitErrHandler:  func(*cli.Context, error) {},

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/vaultgraph/vaultgraph/indexer"
+	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/embed"
+)
+
+// embedFlags are the embedding stage's flags (index, demo).
+func embedFlags() []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "embedder", EnvVars: []string{"VAULTGRAPH_EMBEDDER"},
+			Usage: "builtin (offline, lexical), ollama:<model> or openai:<model>; default: the newest snapshot's, else builtin"},
+		&cli.BoolFlag{Name: "reembed", Usage: "embed every chunk and edge again, reusing no vector (how to switch models)"},
+	}, embedderConnFlags()...)
+}
+
+// embedderConnFlags say how to reach a remote embedder (index and search).
+// API keys are read from the environment or a key file only.
+func embedderConnFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "ollama-host", EnvVars: []string{"OLLAMA_HOST"}, Usage: "Ollama server (default 127.0.0.1:11434)"},
+		&cli.StringFlag{Name: "openai-base-url", EnvVars: []string{"VAULTGRAPH_OPENAI_BASE_URL", "OPENAI_BASE_URL"},
+			Usage: "OpenAI-compatible server; requests go to {base}/v1/embeddings (default https://api.openai.com)"},
+		&cli.StringFlag{Name: "openai-key-file", EnvVars: []string{"VAULTGRAPH_OPENAI_KEY_FILE"},
+			Usage: "file holding the OpenAI API key (else VAULTGRAPH_OPENAI_KEY or OPENAI_API_KEY)"},
+		&cli.IntFlag{Name: "embed-batch", Value: 32, Usage: "texts per request to a remote embedder"},
+		&cli.IntFlag{Name: "embed-concurrency", Value: 2, Usage: "requests in flight to a remote embedder"},
+		&cli.DurationFlag{Name: "embed-timeout", Value: 2 * time.Minute, Usage: "timeout of one request to a remote embedder"},
+	}
+}
+
+func embedConfig(c *cli.Context) embed.Config {
+	return embed.Config{
+		OllamaHost:    c.String("ollama-host"),
+		OpenAIBaseURL: c.String("openai-base-url"),
+		OpenAIKeyFile: c.String("openai-key-file"),
+		BatchSize:     c.Int("embed-batch"),
+		Concurrency:   c.Int("embed-concurrency"),
+		Timeout:       c.Duration("embed-timeout"),
+	}
+}
+
+// embedStage builds the embedding stage from the flags. Without --embedder
+// it keeps the model of the newest snapshot in --data, so that a plain
+// "vaultgraph index" never trips over a model switch nobody asked for.
+func embedStage(c *cli.Context) (indexer.Stage, error) {
+	spec := c.String("embedder")
+	if spec == "" {
+		spec = recordedEmbedder(c.String("data"))
+	}
+	e, err := embed.New(spec, embedConfig(c))
+	if err != nil {
+		return nil, err
+	}
+	return &indexer.EmbedStage{Embedder: e, Reembed: c.Bool("reembed"), Progress: progressWriter(c)}, nil
+}
+
+// recordedEmbedder returns the embedder spec of the newest snapshot in
+// dataDir, "builtin" when there is none.
+func recordedEmbedder(dataDir string) string {
+	if dataDir == "" {
+		return "builtin"
+	}
+	s, _, err := snapshot.Latest(dataDir, snapshot.OpenOptions{})
+	if err != nil || s.Manifest.Embedder == nil {
+		return "builtin"
+	}
+	return s.Manifest.Embedder.Spec()
+}
+
+// progressWriter is stderr when it is a terminal and the run is not quiet;
+// logs and CI get no progress lines.
+func progressWriter(c *cli.Context) io.Writer {
+	level := strings.ToLower(c.String("log-level"))
+	if c.Bool("quiet") || level == "warn" || level == "error" || !term.IsTerminal(int(os.Stderr.Fd())) {
+		return nil
+	}
+	return os.Stderr
+}

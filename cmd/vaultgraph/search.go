@@ -1,0 +1,152 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/embed"
+	"github.com/vaultgraph/vaultgraph/snapshot/search"
+)
+
+func searchCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "search",
+		Usage:     "find notes, passages or edges by meaning in a snapshot",
+		ArgsUsage: "QUERY",
+		Description: `Embeds QUERY with the model that computed the snapshot's vectors and searches
+its HNSW graphs. --target nodes returns notes (scored by their best chunk, or
+the mean of their chunks with --score mean), chunks returns passages with
+their path, heading and byte offsets, edges returns edges with their sentences.
+--types keeps notes with one of the labels (for edges: either end has one);
+filters never lose results.`,
+		Flags: append([]cli.Flag{
+			dataFlag(),
+			&cli.StringFlag{Name: "snapshot", Usage: "snapshot id or unique prefix (default: the newest)"},
+			&cli.StringFlag{Name: "target", Value: "nodes", Usage: "nodes, chunks or edges"},
+			&cli.StringSliceFlag{Name: "types", Usage: "keep notes with one of these labels: Person,Company"},
+			&cli.StringSliceFlag{Name: "edge-types", Usage: "keep edges of these types: funds,works_at"},
+			&cli.IntFlag{Name: "k", Value: 10, Usage: "number of results"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
+			&cli.StringFlag{Name: "score", Value: "best", Usage: "a note's score: its best chunk, or the mean of its chunks"},
+			&cli.IntFlag{Name: "ef", Usage: "HNSW beam width: larger is more exact and slower (default: the snapshot's)"},
+			&cli.StringFlag{Name: "embedder", Usage: "fail unless the snapshot's vectors come from this embedder"},
+		}, embedderConnFlags()...),
+		Action: runSearch,
+	}
+}
+
+func runSearch(c *cli.Context) error {
+	text := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
+	if text == "" {
+		return &exitError{code: 2, err: fmt.Errorf("usage: vaultgraph search --data DIR [flags] QUERY")}
+	}
+	target, err := search.ParseTarget(c.String("target"))
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	outFormat := c.String("format")
+	if outFormat != "text" && outFormat != "json" {
+		return &exitError{code: 2, err: fmt.Errorf("unknown --format %q: use text or json", outFormat)}
+	}
+	entry, err := snapshot.Resolve(c.String("data"), c.String("snapshot"))
+	if err != nil {
+		return err
+	}
+	s, err := snapshot.Open(entry.Dir, snapshot.OpenOptions{})
+	if err != nil {
+		return err
+	}
+	ix, err := search.Open(s, search.Options{Text: true, EfSearch: c.Int("ef")})
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	var e embed.Embedder
+	if spec := c.String("embedder"); spec != "" {
+		e, err = embed.New(spec, embedConfig(c))
+	} else {
+		e, err = embed.ForSnapshot(s.Manifest.Embedder, embedConfig(c))
+	}
+	if err != nil {
+		return err
+	}
+	res, err := ix.Search(c.Context, search.Query{
+		Text: text, Target: target, K: c.Int("k"), Labels: c.StringSlice("types"),
+		EdgeTypes: c.StringSlice("edge-types"), Score: search.Score(c.String("score")),
+	}, e)
+	if err != nil {
+		return err
+	}
+	if outFormat == "json" {
+		return writeJSON(c.App.Writer, res)
+	}
+	printResult(c.App.Writer, res, s)
+	return nil
+}
+
+func printResult(w io.Writer, res *search.Result, s *snapshot.Snapshot) {
+	n := 0
+	for i, h := range res.Notes {
+		n++
+		fmt.Fprintf(w, "%2d. %.3f  %s  (%s)%s\n", i+1, h.Score, h.Title, h.Path, labelList(h.Labels))
+		fmt.Fprintf(w, "      %s\n", citation(h.Best))
+	}
+	for i, h := range res.Chunks {
+		n++
+		fmt.Fprintf(w, "%2d. %.3f  %s\n", i+1, h.Score, citation(h))
+		fmt.Fprintf(w, "      %s\n", snippet(h.Text, 160))
+	}
+	for i, h := range res.Edges {
+		n++
+		fmt.Fprintf(w, "%2d. %.3f  %s\n", i+1, h.Score, h.Sentence)
+		fmt.Fprintf(w, "      %s -[%s]-> %s\n", h.Source, h.Type, h.Target)
+	}
+	if n == 0 {
+		fmt.Fprintln(w, "no results")
+	}
+	if res.Pending > 0 {
+		reason := ""
+		if v := s.Manifest.Vectors; v != nil && v.PendingReason != "" {
+			reason = " (" + v.PendingReason + ")"
+		}
+		what := "chunks"
+		if res.Target == search.Edges {
+			what = "edges"
+		}
+		fmt.Fprintf(w, "\n%d %s not searchable yet: their embedding is pending%s; the next vaultgraph index embeds them\n",
+			res.Pending, what, reason)
+	}
+	if e := s.Manifest.Embedder; e != nil && e.Kind == "lexical" {
+		fmt.Fprintf(w, "\n(vectors from the builtin lexical embedder: matches shared words, not meaning; "+
+			"index with --reembed --embedder ollama:nomic-embed-text for semantic search)\n")
+	}
+}
+
+// citation is path:line, the heading path and the byte range of a chunk.
+func citation(h search.ChunkHit) string {
+	s := fmt.Sprintf("%s:%d", h.Path, h.Line)
+	if h.Heading != "" {
+		s += "  § " + h.Heading
+	}
+	return s + fmt.Sprintf("  [bytes %d-%d]", h.Start, h.End)
+}
+
+func labelList(labels []string) string {
+	if len(labels) == 0 {
+		return ""
+	}
+	return "  [" + strings.Join(labels, ", ") + "]"
+}
+
+// snippet folds text to one line of at most max runes.
+func snippet(text string, max int) string {
+	t := strings.Join(strings.Fields(text), " ")
+	if r := []rune(t); len(r) > max {
+		return string(r[:max-1]) + "…"
+	}
+	return t
+}

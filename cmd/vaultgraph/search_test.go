@@ -1,0 +1,108 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vaultgraph/vaultgraph/snapshot/embed/embedtest"
+	"github.com/vaultgraph/vaultgraph/snapshot/search"
+)
+
+func TestSearchCommand(t *testing.T) {
+	vault := copyDemoVault(t)
+	data := t.TempDir()
+	vgOK(t, "index", "--vault", vault, "--data", data)
+
+	var res search.Result
+	out := vgOK(t, "search", "--data", data, "--format", "json", "Acme", "funds")
+	if err := json.Unmarshal([]byte(out.stdout), &res); err != nil {
+		t.Fatalf("search --format json: %v\n%s", err, out.stdout)
+	}
+	if len(res.Notes) == 0 || res.Notes[0].Path != "Companies/Acme.md" || res.Notes[0].Best.Line == 0 {
+		t.Fatalf("notes for 'Acme funds': %+v", res.Notes)
+	}
+
+	people := vgOK(t, "search", "--data", data, "--format", "json", "--types", "Person,Company", "--k", "50", "search project")
+	res = search.Result{}
+	json.Unmarshal([]byte(people.stdout), &res)
+	for _, n := range res.Notes {
+		if !slices.Contains(n.Labels, "Person") && !slices.Contains(n.Labels, "Company") {
+			t.Errorf("--types Person,Company returned %s %v", n.Path, n.Labels)
+		}
+	}
+
+	chunks := vgOK(t, "search", "--data", data, "--target", "chunks", "--k", "2", "who funds the search project")
+	if !strings.Contains(chunks.stdout, " 1. ") || !strings.Contains(chunks.stdout, "[bytes ") || !strings.Contains(chunks.stdout, "lexical") {
+		t.Errorf("chunk search output:\n%s", chunks.stdout)
+	}
+	edges := vgOK(t, "search", "--data", data, "--target", "edges", "--edge-types", "funds", "money")
+	if !strings.Contains(edges.stdout, "-[funds]->") || strings.Contains(edges.stdout, "-[links_to]->") {
+		t.Errorf("edge search output:\n%s", edges.stdout)
+	}
+
+	for _, args := range [][]string{
+		{"search", "--data", data},
+		{"search", "--data", data, "--target", "pages", "x"},
+		{"search", "--data", data, "--format", "xml", "x"},
+	} {
+		if r := vg(t, args...); r.code != 2 {
+			t.Errorf("%v: exit %d, want 2 (usage)", args, r.code)
+		}
+	}
+	// A query embedder other than the snapshot's is refused.
+	r := vg(t, "search", "--data", data, "--embedder", "ollama", "--ollama-host", "127.0.0.1:9", "x")
+	if r.code != 1 || !strings.Contains(r.stderr, "differs from the snapshot") {
+		t.Errorf("search with another embedder: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestIndexEmbedderSwitching(t *testing.T) {
+	vault := copyDemoVault(t)
+	data := t.TempDir()
+	srv := embedtest.NewOllama(t)
+	host := []string{"--ollama-host", srv.URL()}
+
+	vgOK(t, append([]string{"index", "--vault", vault, "--data", data, "--embedder", "ollama:nomic-embed-text"}, host...)...)
+	embedded := len(srv.Texts())
+	if embedded == 0 {
+		t.Fatal("indexing with ollama embedded nothing")
+	}
+	// Without --embedder a run keeps the snapshot's model: after an edit it
+	// embeds only the new text, with the same model.
+	note := filepath.Join(vault, "People/Bob.md")
+	b, err := os.ReadFile(note)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(note, append(b, []byte("\n\nBob also maintains the snapshot verifier.\n")...), 0o644)
+	srv.Reset()
+	vgOK(t, append([]string{"index", "--vault", vault, "--data", data}, host...)...)
+	if n := len(srv.Texts()); n == 0 || n > 3 {
+		t.Errorf("an edit of one paragraph embedded %d texts", n)
+	}
+	found := vgOK(t, append(append([]string{"search", "--data", data, "--target", "chunks", "--k", "1"}, host...), "snapshot verifier")...)
+	if !strings.Contains(found.stdout, "People/Bob.md") {
+		t.Errorf("search with the recorded ollama model:\n%s", found.stdout)
+	}
+
+	r := vg(t, "index", "--vault", vault, "--data", data, "--embedder", "builtin")
+	if r.code != 1 || !strings.Contains(r.stderr, "vaultgraph index --reembed --embedder builtin") {
+		t.Fatalf("switching to builtin: exit %d, stderr %q", r.code, r.stderr)
+	}
+	vgOK(t, "index", "--vault", vault, "--data", data, "--embedder", "builtin", "--reembed")
+	show := vgOK(t, "snapshot", "show", "--data", data, "--json")
+	var m struct {
+		Embedder struct{ Provider string }
+		Vectors  struct {
+			Chunks struct{ Reused, Embedded, Vectors int }
+		}
+	}
+	json.Unmarshal([]byte(show.stdout), &m)
+	if m.Embedder.Provider != "builtin" || m.Vectors.Chunks.Reused != 0 || m.Vectors.Chunks.Embedded != m.Vectors.Chunks.Vectors {
+		t.Errorf("after --reembed: %+v", m)
+	}
+}

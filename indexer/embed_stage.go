@@ -1,0 +1,366 @@
+package indexer
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/embed"
+	"github.com/vaultgraph/vaultgraph/snapshot/vectors"
+)
+
+// DefaultGraphUpdateLimit is the share of changed rows (removed plus added,
+// over the new total) up to which a snapshot's graph is updated from its
+// parent's instead of being rebuilt.
+const DefaultGraphUpdateLimit = 0.25
+
+// EmbedStage adds the vectors of every chunk and edge sentence and an HNSW
+// graph over each (files named in format/vectors.go) to a snapshot.
+//
+// A vector is reused from the parent snapshot when the parent's embedder has
+// the same fingerprint and a row for the exact text (format.TextHash of
+// what is embedded): unchanged text is never embedded again, so moving a
+// note re-embeds nothing and editing one paragraph re-embeds only the
+// chunks whose text changed. The graphs are updated from the parent's when
+// few rows changed and rebuilt otherwise.
+//
+// When the embedder fails (server down, errors after retries) the snapshot
+// is still published: texts without a vector are counted as pending in the
+// manifest with the reason, vectors of unchanged texts stay searchable, and
+// Pending makes the next run publish even if the vault is unchanged, so it
+// fills them in. A parent embedded with another model is refused (wrapping
+// embed.ErrModelMismatch) unless Reembed is set; a re-embedding run that
+// cannot embed anything fails rather than publish a snapshot without
+// vectors.
+type EmbedStage struct {
+	Embedder embed.Embedder
+	// Reembed embeds every text again, reusing nothing: the way to switch
+	// models. It applies to the first run that succeeds; later runs of the
+	// same stage (index --watch) reuse vectors again.
+	Reembed bool
+	// Params shape new graphs. When zero: vectors.DefaultParams(), with
+	// EfSearch vectors.LexicalEfSearch for a lexical embedder.
+	Params vectors.Params
+	// UpdateLimit overrides DefaultGraphUpdateLimit when > 0.
+	UpdateLimit float64
+	// Progress receives a progress line while embedding and building
+	// graphs; nil (logs, CI) keeps quiet.
+	Progress io.Writer
+
+	reembedded atomic.Bool
+}
+
+// reembed reports whether this run must embed everything again.
+func (s *EmbedStage) reembed() bool { return s.Reembed && !s.reembedded.Load() }
+
+// Name implements Stage.
+func (s *EmbedStage) Name() string { return "embed" }
+
+func (s *EmbedStage) params() vectors.Params {
+	if s.Params != (vectors.Params{}) {
+		return s.Params
+	}
+	p := vectors.DefaultParams()
+	if s.Embedder.Info().Kind == format.EmbedderLexical {
+		p.EfSearch = vectors.LexicalEfSearch
+	}
+	return p
+}
+
+// Pending implements Pender: an unchanged vault still gets a new snapshot
+// when the parent has texts without vectors, has no vectors at all, was
+// built with other graph parameters, or with another embedder (which Run
+// then refuses, or re-embeds with Reembed).
+func (s *EmbedStage) Pending(parent *snapshot.Snapshot) bool {
+	m := parent.Manifest
+	switch {
+	case s.reembed(), m.Embedder == nil, m.Vectors == nil:
+		return true
+	case m.Embedder.Fingerprint != s.Embedder.Info().Fingerprint:
+		return true
+	case m.Vectors.Chunks.Pending > 0 || m.Vectors.Edges.Pending > 0:
+		return true
+	}
+	return m.Vectors.HNSW != s.params().Manifest()
+}
+
+// embedTarget is the rows of one target (chunks or edges) being built.
+type embedTarget struct {
+	name, vectorsFile, graphFile string
+	hashes                       []vectors.Hash // per item
+	texts                        []string       // per item
+	parent                       *vectors.File  // nil without reuse
+	parentGraph                  string         // path, "" without reuse
+	stats                        format.VectorIndex
+}
+
+// Run implements Stage.
+func (s *EmbedStage) Run(ctx context.Context, b *Build) error {
+	start := time.Now()
+	info := s.Embedder.Info()
+	fp, err := hex.DecodeString(info.Fingerprint)
+	if err != nil || len(fp) != len(vectors.Hash{}) {
+		return fmt.Errorf("embedder %s has a malformed fingerprint", info.Spec())
+	}
+	var prev *format.Manifest
+	if b.Parent != nil {
+		prev = b.Parent.Manifest
+	}
+	reembed := s.reembed()
+	if prev != nil && prev.Embedder != nil && !reembed {
+		if err := embed.Check(prev.Embedder, info); err != nil {
+			return fmt.Errorf("%w. Vectors of two models are never mixed: to switch, re-embed the whole vault with "+
+				"vaultgraph index --reembed --embedder %s (or keep the current model with --embedder %s)",
+				err, info.Spec(), prev.Embedder.Spec())
+		}
+	}
+	targets, err := s.targets(b)
+	if err != nil {
+		return err
+	}
+	reuse := prev != nil && prev.Embedder != nil && prev.Vectors != nil && !reembed
+	if reuse {
+		s.openParent(b, targets)
+	}
+	defer func() {
+		for _, t := range targets {
+			if t.parent != nil {
+				t.parent.Close()
+			}
+		}
+	}()
+	fresh, reason, err := s.embedMissing(ctx, b, targets)
+	if err != nil {
+		return err
+	}
+	if reembed && reason != "" && len(fresh) == 0 {
+		// Publishing would replace every searchable vector with nothing.
+		return fmt.Errorf("re-embedding with %s failed, nothing published (the newest snapshot keeps its vectors): %s", info.Spec(), reason)
+	}
+	dims, err := vectorDims(fresh, targets, info, prev)
+	if err != nil {
+		return err
+	}
+	var h vectors.Hash
+	copy(h[:], fp)
+	for _, t := range targets {
+		if err := s.writeTarget(ctx, b, t, targets, h, dims, fresh); err != nil {
+			return err
+		}
+	}
+	b.Manifest.Embedder = info.Manifest(dims)
+	b.Manifest.Vectors = &format.Vectors{HNSW: s.params().Manifest(), Chunks: targets[0].stats, Edges: targets[1].stats}
+	pending := targets[0].stats.Pending + targets[1].stats.Pending
+	if pending > 0 {
+		b.Manifest.Vectors.PendingReason = reason
+		b.Log.Warn("some texts have no vector yet: the snapshot is published without them and the next index run embeds them",
+			"pending_chunks", targets[0].stats.Pending, "pending_edges", targets[1].stats.Pending, "reason", reason)
+	}
+	b.Log.Info("embedded", "embedder", info.Spec(), "kind", info.Kind,
+		"chunks", targets[0].stats.Items, "edges", targets[1].stats.Items,
+		"embedded", targets[0].stats.Embedded+targets[1].stats.Embedded,
+		"reused", targets[0].stats.Reused+targets[1].stats.Reused, "pending", pending,
+		"hnsw", targets[0].stats.HNSWBuild+"/"+targets[1].stats.HNSWBuild, "elapsed", time.Since(start).Round(time.Millisecond))
+	if reembed {
+		s.reembedded.Store(true)
+	}
+	return nil
+}
+
+// targets collects the text and hash of every chunk and edge.
+func (s *EmbedStage) targets(b *Build) ([]*embedTarget, error) {
+	chunks := &embedTarget{name: "chunks", vectorsFile: format.ChunkVectorsFile, graphFile: format.ChunkHNSWFile}
+	for _, c := range b.Chunks {
+		h, ok := vectors.ParseHash(c.TextSHA256)
+		if !ok {
+			return nil, fmt.Errorf("chunk %s has a malformed text_sha256 %q", c.ID, c.TextSHA256)
+		}
+		chunks.hashes = append(chunks.hashes, h)
+		chunks.texts = append(chunks.texts, format.EmbedText(c.Context, c.Text))
+	}
+	edges := &embedTarget{name: "edges", vectorsFile: format.EdgeVectorsFile, graphFile: format.EdgeHNSWFile}
+	for _, e := range b.Edges {
+		h, _ := vectors.ParseHash(format.TextHash(e.Sentence))
+		edges.hashes = append(edges.hashes, h)
+		edges.texts = append(edges.texts, e.Sentence)
+	}
+	return []*embedTarget{chunks, edges}, nil
+}
+
+// openParent opens the parent's vector files for reuse. A parent file that
+// cannot be read costs re-embedding, not the run.
+func (s *EmbedStage) openParent(b *Build, targets []*embedTarget) {
+	for _, t := range targets {
+		f, err := vectors.OpenFile(filepath.Join(b.Parent.Dir, t.vectorsFile))
+		if err != nil {
+			b.Log.Warn("cannot reuse the parent snapshot's vectors; embedding those texts again", "target", t.name, "err", err)
+			continue
+		}
+		t.parent = f
+		if b.Parent.Manifest.Vectors.HNSW == s.params().Manifest() {
+			t.parentGraph = filepath.Join(b.Parent.Dir, t.graphFile)
+		}
+	}
+}
+
+// lookupParent finds a parent vector for h in any target's parent file: a
+// chunk text and an edge sentence that are equal have equal vectors.
+func lookupParent(targets []*embedTarget, h vectors.Hash) []float32 {
+	for _, t := range targets {
+		if t.parent == nil {
+			continue
+		}
+		if r, ok := t.parent.Find(h); ok {
+			return t.parent.Row(r)
+		}
+	}
+	return nil
+}
+
+// embedMissing embeds every distinct text the parent has no vector for. It
+// returns the new vectors by hash and, when some could not be computed,
+// the reason; only a cancelled run is an error.
+func (s *EmbedStage) embedMissing(ctx context.Context, b *Build, targets []*embedTarget) (map[vectors.Hash][]float32, string, error) {
+	var hashes []vectors.Hash
+	var texts []string
+	seen := map[vectors.Hash]bool{}
+	for _, t := range targets {
+		for i, h := range t.hashes {
+			if seen[h] {
+				continue
+			}
+			seen[h] = true
+			if lookupParent(targets, h) == nil {
+				hashes = append(hashes, h)
+				texts = append(texts, t.texts[i])
+			}
+		}
+	}
+	fresh := make(map[vectors.Hash][]float32, len(texts))
+	if len(texts) == 0 {
+		return fresh, "", nil
+	}
+	meter := embed.NewMeter(s.Progress, "embedding", "texts", len(texts))
+	vecs, err := embed.EmbedDocuments(ctx, s.Embedder, texts, meter.Update)
+	meter.Done()
+	if cerr := ctx.Err(); cerr != nil {
+		return nil, "", cerr
+	}
+	for i, v := range vecs {
+		if v != nil {
+			fresh[hashes[i]] = v
+		}
+	}
+	if err != nil {
+		return fresh, err.Error(), nil
+	}
+	return fresh, "", nil
+}
+
+// vectorDims returns the dimension of the snapshot's vectors and refuses a
+// model that changed dimension under the same name.
+func vectorDims(fresh map[vectors.Hash][]float32, targets []*embedTarget, info embed.Info, prev *format.Manifest) (int, error) {
+	dims := 0
+	for _, v := range fresh {
+		dims = len(v)
+		break
+	}
+	for _, t := range targets {
+		if t.parent == nil || t.parent.Len() == 0 {
+			continue
+		}
+		if dims != 0 && t.parent.Dims() != dims {
+			return 0, fmt.Errorf("%w: %s now returns %d dimensions, the parent snapshot's vectors have %d (the model behind the name changed); "+
+				"re-embed with vaultgraph index --reembed", embed.ErrModelMismatch, info.Spec(), dims, t.parent.Dims())
+		}
+		dims = t.parent.Dims()
+	}
+	if dims == 0 {
+		dims = info.Dimensions
+	}
+	if dims == 0 && prev != nil && prev.Embedder != nil && prev.Embedder.Fingerprint == info.Fingerprint {
+		dims = prev.Embedder.Dimensions
+	}
+	return dims, nil
+}
+
+// writeTarget writes one target's vector file and its graph, updated from
+// the parent's graph when that is cheaper than a rebuild.
+func (s *EmbedStage) writeTarget(ctx context.Context, b *Build, t *embedTarget, all []*embedTarget, fp vectors.Hash, dims int,
+	fresh map[vectors.Hash][]float32) error {
+	rows := slices.Clone(t.hashes)
+	slices.SortFunc(rows, func(a, b vectors.Hash) int { return slices.Compare(a[:], b[:]) })
+	rows = slices.Compact(rows)
+	st := &t.stats
+	st.VectorsFile, st.HNSWFile, st.Items = t.vectorsFile, t.graphFile, len(t.hashes)
+	vecs := make([][]float32, 0, len(rows))
+	kept := rows[:0]
+	for _, h := range rows {
+		if v, ok := fresh[h]; ok {
+			st.Embedded++
+			kept, vecs = append(kept, h), append(vecs, v)
+		} else if v := lookupParent(all, h); v != nil {
+			st.Reused++
+			kept, vecs = append(kept, h), append(vecs, v)
+		}
+	}
+	st.Vectors = len(kept)
+	for _, h := range t.hashes {
+		if _, ok := slices.BinarySearchFunc(kept, h, func(a, b vectors.Hash) int { return slices.Compare(a[:], b[:]) }); !ok {
+			st.Pending++
+		}
+	}
+	path := filepath.Join(b.Dir, t.vectorsFile)
+	if err := vectors.WriteFile(path, fp, dims, kept, func(i int) []float32 { return vecs[i] }); err != nil {
+		return err
+	}
+	vf, err := vectors.OpenFile(path)
+	if err != nil {
+		return err
+	}
+	defer vf.Close()
+	g, mode, err := s.graph(ctx, b, t, vf)
+	if err != nil {
+		return err
+	}
+	st.HNSWBuild = mode
+	return g.WriteFile(filepath.Join(b.Dir, t.graphFile))
+}
+
+// graph updates the parent's graph over vf or builds a new one.
+func (s *EmbedStage) graph(ctx context.Context, b *Build, t *embedTarget, vf *vectors.File) (*vectors.Graph, string, error) {
+	limit := s.UpdateLimit
+	if limit <= 0 {
+		limit = DefaultGraphUpdateLimit
+	}
+	if t.parent != nil && t.parentGraph != "" && t.parent.Len() > 0 {
+		pg, err := vectors.OpenGraph(t.parentGraph, t.parent)
+		if err != nil {
+			b.Log.Warn("cannot update the parent snapshot's graph; rebuilding it", "target", t.name, "err", err)
+		} else {
+			defer pg.Close()
+			remap := vectors.Remap(t.parent, vf)
+			if vectors.UpdateCost(remap, vf) <= limit {
+				g, err := vectors.Update(ctx, pg, remap, vf, nil)
+				return g, format.HNSWUpdated, err
+			}
+		}
+	}
+	meter := embed.NewMeter(s.Progress, "indexing "+t.name, "vectors", vf.Len())
+	defer meter.Done()
+	g, err := vectors.Build(ctx, vf, s.params(), runtime.GOMAXPROCS(0), meter.Update)
+	return g, format.HNSWBuilt, err
+}
+
+var _ interface {
+	Stage
+	Pender
+} = (*EmbedStage)(nil)

@@ -1,0 +1,191 @@
+package embed
+
+import (
+	"context"
+	"math"
+	"runtime"
+	"strconv"
+	"sync"
+
+	"github.com/vaultgraph/vaultgraph/format"
+)
+
+// Builtin embedder parameters. Changing any of them, or the feature
+// extraction in features.go, must change builtinAlgorithm so that the
+// fingerprint changes and old vectors are never compared with new ones.
+const (
+	builtinAlgorithm = "hashed-ngrams-v1"
+	// BuiltinDims is the dimension of builtin vectors: 384 float32s, 1.5 KB
+	// per chunk.
+	BuiltinDims = 384
+	// Weights of the feature groups, each normalised on its own first, so
+	// that the many character n-grams do not drown the words.
+	weightWords   = 1.0
+	weightBigrams = 0.6
+	weightGrams   = 0.7
+)
+
+// Builtin is the offline embedder: every text becomes a signed, hashed bag
+// of words (and their English stems), word bigrams and character 3- to
+// 5-grams of words, with
+// sublinear term frequency (1 + ln tf), each group L2-normalised, weighted,
+// summed and normalised again. It is deterministic and needs no model.
+//
+// It is lexical: texts are close when they share words or parts of words
+// ("fund", "funds", "funding"), not when they mean the same in other words.
+type Builtin struct {
+	dims  int
+	pool  sync.Pool // *featurizer
+	fp    string
+	procs int
+}
+
+// NewBuiltin returns the builtin embedder with BuiltinDims dimensions.
+func NewBuiltin() *Builtin { return newBuiltin(BuiltinDims) }
+
+func newBuiltin(dims int) *Builtin {
+	return &Builtin{
+		dims:  dims,
+		fp:    fingerprint("builtin", builtinAlgorithm, strconv.Itoa(dims)),
+		procs: runtime.GOMAXPROCS(0),
+	}
+}
+
+// Info describes the builtin embedder.
+func (b *Builtin) Info() Info {
+	return Info{
+		Provider: "builtin", Model: builtinAlgorithm, Dimensions: b.dims, Kind: format.EmbedderLexical,
+		Note: "lexical, not semantic: hashed word, word-pair and character n-gram features; " +
+			"finds passages that share words or word parts with the query, not synonyms or paraphrases",
+		Fingerprint: b.fp,
+	}
+}
+
+// Batch lets the batcher run one batch per CPU.
+func (b *Builtin) Batch() (size, concurrency int) { return 64, b.procs }
+
+// Embed computes the vectors; task does not matter to a lexical embedder.
+func (b *Builtin) Embed(ctx context.Context, _ Task, texts []string) ([][]float32, error) {
+	fz, _ := b.pool.Get().(*featurizer)
+	if fz == nil {
+		fz = &featurizer{}
+	}
+	defer b.pool.Put(fz)
+	out := make([][]float32, len(texts))
+	flat := make([]float32, len(texts)*b.dims)
+	for i, t := range texts {
+		if i%16 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		out[i] = flat[i*b.dims : (i+1)*b.dims : (i+1)*b.dims]
+		fz.embed(t, out[i])
+	}
+	return out, nil
+}
+
+// featurizer holds the scratch space of one embedding.
+type featurizer struct {
+	tok                   []rune
+	words, bigrams, grams []uint64
+	stops                 []uint64
+	group                 []float32
+	counts                counter
+}
+
+func (fz *featurizer) embed(text string, out []float32) {
+	fz.words, fz.bigrams, fz.grams, fz.stops = fz.words[:0], fz.bigrams[:0], fz.grams[:0], fz.stops[:0]
+	fz.extract(text)
+	if len(fz.group) != len(out) {
+		fz.group = make([]float32, len(out))
+	}
+	clear(out)
+	fz.addGroup(out, fz.words, weightWords)
+	fz.addGroup(out, fz.bigrams, weightBigrams)
+	fz.addGroup(out, fz.grams, weightGrams)
+	normalize(out)
+}
+
+// addGroup hashes one feature group into fz.group with sublinear term
+// frequency, normalises it and adds it to out with weight w.
+func (fz *featurizer) addGroup(out []float32, feats []uint64, w float32) {
+	if len(feats) == 0 {
+		return
+	}
+	g := fz.group
+	clear(g)
+	dims := uint64(len(g))
+	c := &fz.counts
+	c.count(feats)
+	for _, slot := range c.used {
+		h := c.keys[slot]
+		v := float32(1 + math.Log(float64(c.n[slot])))
+		if h&1 == 1 {
+			v = -v
+		}
+		g[(h>>32)*dims>>32] += v
+	}
+	if !normalize(g) {
+		return
+	}
+	for i, x := range g {
+		out[i] += w * x
+	}
+}
+
+// counter counts distinct feature hashes in an open-addressing table:
+// sorting them cost most of the embedder's time.
+type counter struct {
+	keys []uint64
+	n    []uint32
+	used []int // occupied slots, in first-seen order
+}
+
+func (c *counter) count(feats []uint64) {
+	size := 64
+	for size < 2*len(feats) {
+		size *= 2
+	}
+	if len(c.keys) < size {
+		c.keys, c.n = make([]uint64, size), make([]uint32, size)
+	} else {
+		for _, s := range c.used {
+			c.keys[s] = 0
+		}
+		size = len(c.keys)
+	}
+	c.used = c.used[:0]
+	mask := uint64(size - 1)
+	for _, h := range feats {
+		if h == 0 {
+			h = 1 // 0 marks an empty slot
+		}
+		i := h & mask
+		for c.keys[i] != 0 && c.keys[i] != h {
+			i = (i + 1) & mask
+		}
+		if c.keys[i] == h {
+			c.n[i]++
+			continue
+		}
+		c.keys[i], c.n[i] = h, 1
+		c.used = append(c.used, int(i))
+	}
+}
+
+// normalize scales v to unit length; a zero vector stays zero.
+func normalize(v []float32) bool {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	if s == 0 || math.IsInf(s, 0) || math.IsNaN(s) {
+		return false
+	}
+	inv := float32(1 / math.Sqrt(s))
+	for i := range v {
+		v[i] *= inv
+	}
+	return true
+}

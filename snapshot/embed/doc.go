@@ -1,0 +1,22 @@
+// Package embed turns text into vectors for indexing and for queries. It
+// owns the Embedder interface and its three providers, chosen by a spec
+// string (--embedder, VAULTGRAPH_EMBEDDER):
+//
+//   - "builtin": a deterministic lexical embedder (hashed word and
+//     character n-grams), offline and fast; recorded as lexical, not
+//     semantic.
+//   - "ollama:<model>": an Ollama server's /api/embed through
+//     github.com/ollama/ollama/api (host from OLLAMA_HOST).
+//   - "openai:<model>": any OpenAI-compatible POST /v1/embeddings.
+//
+// Remote providers batch requests, run a bounded number concurrently, retry
+// failures that may pass (network errors, timeouts, 429 and 5xx) with
+// exponential backoff, and add the task prefixes their model was trained
+// with (prefixes.go). API keys are read only from the environment or a key
+// file and never appear in errors or logs.
+//
+// Every embedder has a fingerprint that changes whenever its vectors would:
+// snapshots record it, and vectors of two fingerprints are never compared
+// (ErrModelMismatch). Both the indexer and the server import this package;
+// it imports nothing of vaultgraph but format.
+package embed

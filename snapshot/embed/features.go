@@ -1,0 +1,200 @@
+package embed
+
+import (
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Seeds keep the hash spaces of the feature groups apart.
+const (
+	seedWord   = 0x9e3779b97f4a7c15
+	seedBigram = 0xc2b2ae3d27d4eb4f
+	seedGram   = 0x165667b19e3779f9
+	seedStem   = 0x27d4eb2f165667c5
+)
+
+// extract appends the features of text to fz.words, fz.bigrams and
+// fz.grams. Words are runs of letters, marks and digits, case-folded after
+// NFKC normalisation; every Han, Hiragana, Katakana or Thai character is a
+// word of its own, since those scripts do not separate words with spaces
+// (their word pairs then act as character bigrams). Stop words count only
+// inside word pairs, unless the text has no other words.
+func (fz *featurizer) extract(text string) {
+	if !isASCII(text) {
+		text = norm.NFKC.String(text)
+	}
+	var prev uint64
+	havePrev, prevStop := false, false
+	emit := func() {
+		if len(fz.tok) == 0 {
+			return
+		}
+		h := hashRunes(seedWord, fz.tok)
+		stop := stopwords[h]
+		if !stop {
+			fz.words = append(fz.words, h)
+			if st := stem(fz.tok); len(st) < len(fz.tok) {
+				fz.words = append(fz.words, hashRunes(seedStem, st))
+			}
+			fz.addGrams()
+		} else {
+			fz.stops = append(fz.stops, h)
+		}
+		if havePrev && !(stop && prevStop) {
+			fz.bigrams = append(fz.bigrams, mix(prev*31^h^seedBigram))
+		}
+		prev, havePrev, prevStop = h, true, stop
+		fz.tok = fz.tok[:0]
+	}
+	for i := 0; i < len(text); {
+		r, size := rune(text[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(text[i:])
+		}
+		i += size
+		switch {
+		case r < utf8.RuneSelf:
+			switch {
+			case 'a' <= r && r <= 'z', '0' <= r && r <= '9':
+				fz.tok = append(fz.tok, r)
+			case 'A' <= r && r <= 'Z':
+				fz.tok = append(fz.tok, r+'a'-'A')
+			default:
+				emit()
+			}
+		case isSingleCharWord(r):
+			emit()
+			fz.tok = append(fz.tok, r)
+			emit()
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			fz.tok = append(fz.tok, fold(r))
+		default:
+			emit()
+		}
+	}
+	emit()
+	// A text of stop words only ("to be or not to be") still has words.
+	if len(fz.words) == 0 {
+		fz.words = append(fz.words, fz.stops...)
+	}
+}
+
+// addGrams adds the character 3- to 5-grams of the current word framed by
+// boundary marks: "<fund>" gives "<fu", "fun", "und", "nd>", "<fun", ...
+func (fz *featurizer) addGrams() {
+	w := fz.tok
+	n := len(w) + 2
+	if len(w) < 2 {
+		return
+	}
+	at := func(i int) rune {
+		switch i {
+		case 0:
+			return '<'
+		case n - 1:
+			return '>'
+		}
+		return w[i-1]
+	}
+	for size := 3; size <= 5 && size <= n; size++ {
+		for start := 0; start+size <= n; start++ {
+			h := uint64(seedGram) ^ uint64(size)
+			for i := start; i < start+size; i++ {
+				h = (h ^ uint64(at(i))) * 0x100000001b3
+			}
+			fz.grams = append(fz.grams, mix(h))
+		}
+	}
+}
+
+// stem strips one common English inflection ("funding", "funded",
+// "funds" -> "fund") so inflected forms share a word feature; words keep
+// their own feature too. Short words and other languages are left alone
+// (their character n-grams still overlap).
+func stem(w []rune) []rune {
+	n := len(w)
+	has := func(suffix string) bool {
+		if n < len(suffix) {
+			return false
+		}
+		for i, c := range suffix {
+			if w[n-len(suffix)+i] != c {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case n > 5 && has("ing"):
+		return w[:n-3]
+	case n > 4 && (has("ed") || has("ly")):
+		return w[:n-2]
+	case n > 4 && (has("ies")):
+		return append(w[:n-3:n-3], 'y')
+	case n > 4 && (has("ches") || has("shes") || has("sses") || has("xes")):
+		return w[:n-2]
+	case n > 3 && has("s") && !has("ss") && !has("us") && !has("is"):
+		return w[:n-1]
+	}
+	return w
+}
+
+func isSingleCharWord(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai)
+}
+
+// fold case-folds one rune: lower case, with the final sigma folded to
+// sigma as full case folding does.
+func fold(r rune) rune {
+	if r == 'ς' {
+		return 'σ'
+	}
+	return unicode.ToLower(r)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// hashRunes is FNV-1a over the runes, finished with a 64-bit mixer so that
+// both halves of the result are well spread.
+func hashRunes(seed uint64, rs []rune) uint64 {
+	h := seed ^ 0xcbf29ce484222325
+	for _, r := range rs {
+		h = (h ^ uint64(r)) * 0x100000001b3
+	}
+	return mix(h)
+}
+
+// mix is the splitmix64 finaliser.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+// stopwords are frequent English function words, by word hash. They carry
+// little about a passage alone, so they count only inside word pairs.
+var stopwords = func() map[uint64]bool {
+	m := map[uint64]bool{}
+	for _, w := range []string{
+		"a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "did", "do", "does",
+		"for", "from", "had", "has", "have", "he", "her", "his", "how", "i", "if", "in", "into", "is",
+		"it", "its", "me", "my", "no", "not", "of", "on", "or", "our", "she", "so", "that", "the",
+		"their", "them", "then", "there", "these", "they", "this", "to", "us", "was", "we", "were",
+		"what", "when", "where", "which", "who", "why", "will", "with", "you", "your",
+	} {
+		m[hashRunes(seedWord, []rune(w))] = true
+	}
+	return m
+}()

@@ -1,0 +1,122 @@
+package embed
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/vaultgraph/vaultgraph/format"
+)
+
+// Default models of the remote providers.
+const (
+	DefaultOllamaModel = "nomic-embed-text"
+	DefaultOpenAIModel = "text-embedding-3-small"
+)
+
+// Config holds the settings of the remote providers. The zero value works:
+// every field has a default.
+type Config struct {
+	// OllamaHost is the Ollama server ("127.0.0.1:11434",
+	// "http://gpu-box:11434"); OLLAMA_HOST when empty.
+	OllamaHost string
+	// OpenAIBaseURL is the OpenAI-compatible server; requests go to
+	// {base}/v1/embeddings (or {base}/embeddings when base ends in /v1).
+	// Default https://api.openai.com.
+	OpenAIBaseURL string
+	// OpenAIKeyFile names a file holding the API key. Without it the key
+	// comes from VAULTGRAPH_OPENAI_KEY or OPENAI_API_KEY. A key is never
+	// taken from a flag.
+	OpenAIKeyFile string
+	// BatchSize is the number of texts per request (default 32).
+	BatchSize int
+	// Concurrency bounds the requests in flight (default 2).
+	Concurrency int
+	// Timeout bounds one request (default 2 minutes: a model loading on a
+	// cold server takes a while).
+	Timeout time.Duration
+	// Attempts is the number of tries per request (default 4).
+	Attempts int
+	// RetryBase is the first backoff (default 500ms); backoff doubles up
+	// to 30 times that.
+	RetryBase time.Duration
+	// Getenv reads the environment (os.Getenv when nil).
+	Getenv func(string) string
+	// Transport carries the requests (http.DefaultTransport when nil).
+	Transport http.RoundTripper
+}
+
+func (c Config) withDefaults() Config {
+	if c.BatchSize <= 0 {
+		c.BatchSize = 32
+	}
+	if c.Concurrency <= 0 {
+		c.Concurrency = 2
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 2 * time.Minute
+	}
+	if c.Attempts <= 0 {
+		c.Attempts = 4
+	}
+	if c.RetryBase <= 0 {
+		c.RetryBase = 500 * time.Millisecond
+	}
+	if c.Getenv == nil {
+		c.Getenv = os.Getenv
+	}
+	return c
+}
+
+func (c Config) retry() retryPolicy {
+	return retryPolicy{attempts: c.Attempts, base: c.RetryBase, max: 30 * c.RetryBase}
+}
+
+func (c Config) httpClient() *http.Client {
+	return &http.Client{Timeout: c.Timeout, Transport: c.Transport}
+}
+
+// New returns the embedder a spec names: "builtin" (also ""),
+// "ollama[:<model>]" or "openai[:<model>]".
+func New(spec string, cfg Config) (Embedder, error) {
+	cfg = cfg.withDefaults()
+	provider, model, _ := strings.Cut(strings.TrimSpace(spec), ":")
+	switch strings.ToLower(provider) {
+	case "", "builtin":
+		if model != "" && model != builtinAlgorithm {
+			return nil, fmt.Errorf("builtin embedder %q: this build has only %s", model, builtinAlgorithm)
+		}
+		return NewBuiltin(), nil
+	case "ollama":
+		if model == "" {
+			model = DefaultOllamaModel
+		}
+		return newOllama(model, cfg)
+	case "openai":
+		if model == "" {
+			model = DefaultOpenAIModel
+		}
+		return newOpenAI(model, cfg)
+	}
+	return nil, fmt.Errorf("unknown embedder %q: use builtin, ollama:<model> or openai:<model>", spec)
+}
+
+// ForSnapshot returns the embedder that computed a snapshot's vectors, for
+// embedding queries against them. It fails with ErrModelMismatch when this
+// build's version of that embedder would compute different vectors (the
+// builtin algorithm changed, or the model's prefixes did).
+func ForSnapshot(recorded *format.Embedder, cfg Config) (Embedder, error) {
+	if recorded == nil {
+		return nil, fmt.Errorf("snapshot has no vectors: index it with this version of vaultgraph first")
+	}
+	e, err := New(recorded.Spec(), cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := Check(recorded, e.Info()); err != nil {
+		return nil, fmt.Errorf("%w; re-embed the vault with vaultgraph index --reembed", err)
+	}
+	return e, nil
+}

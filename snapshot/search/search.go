@@ -1,0 +1,386 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/vaultgraph/vaultgraph/snapshot/embed"
+	"github.com/vaultgraph/vaultgraph/snapshot/vectors"
+)
+
+// Target is what a search returns.
+type Target string
+
+const (
+	// Notes returns notes, scored by their chunks.
+	Notes Target = "nodes"
+	// Chunks returns passages with citations.
+	Chunks Target = "chunks"
+	// Edges returns edges with their sentences.
+	Edges Target = "edges"
+)
+
+// ParseTarget reads a --target value; "notes" is accepted for "nodes".
+func ParseTarget(s string) (Target, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "nodes", "notes":
+		return Notes, nil
+	case "chunks":
+		return Chunks, nil
+	case "edges":
+		return Edges, nil
+	}
+	return "", fmt.Errorf("unknown search target %q: use nodes, chunks or edges", s)
+}
+
+// Score says how a note's chunks make its score.
+type Score string
+
+const (
+	// Best scores a note by its best chunk.
+	Best Score = "best"
+	// Mean scores a note by the mean of all its chunks' scores.
+	Mean Score = "mean"
+)
+
+// MaxK bounds the number of results of one search.
+const MaxK = 1000
+
+// Query is one search.
+type Query struct {
+	Text   string
+	Target Target
+	// K is the number of results (default 10, at most MaxK).
+	K int
+	// Labels keeps notes and chunks of notes with any of these labels
+	// (frontmatter type), and edges whose source or target has one.
+	// Matching ignores case.
+	Labels []string
+	// EdgeTypes keeps edges of these types (edges only).
+	EdgeTypes []string
+	// Score applies to note searches (default Best).
+	Score Score
+}
+
+// Result is the answer to a Query.
+type Result struct {
+	Snapshot string     `json:"snapshot"`
+	Target   Target     `json:"target"`
+	Notes    []NoteHit  `json:"notes,omitempty"`
+	Chunks   []ChunkHit `json:"chunks,omitempty"`
+	Edges    []EdgeHit  `json:"edges,omitempty"`
+	// Exact is true when the answer came from an exact scan (a selective
+	// filter) rather than the graph.
+	Exact bool `json:"exact"`
+	// Pending counts items of the target that have no vector yet and so
+	// cannot be found until the next index run embeds them.
+	Pending int `json:"pending"`
+}
+
+// ChunkHit is a passage and where to find it.
+type ChunkHit struct {
+	ID      string  `json:"id"`
+	Note    string  `json:"note"`
+	Path    string  `json:"path"`
+	Title   string  `json:"title"`
+	Heading string  `json:"heading,omitempty"`
+	Start   int     `json:"start"`
+	End     int     `json:"end"`
+	Line    int     `json:"line"`
+	Score   float32 `json:"score"`
+	Text    string  `json:"text,omitempty"`
+}
+
+// NoteHit is a note, its score and its best passage as the citation.
+type NoteHit struct {
+	ID     string   `json:"id"`
+	Path   string   `json:"path"`
+	Title  string   `json:"title"`
+	Labels []string `json:"labels,omitempty"`
+	Score  float32  `json:"score"`
+	Best   ChunkHit `json:"best_chunk"`
+}
+
+// EdgeHit is an edge and the sentence that describes it.
+type EdgeHit struct {
+	ID       string  `json:"id"`
+	Source   string  `json:"source"`
+	Target   string  `json:"target"`
+	Type     string  `json:"type"`
+	Sentence string  `json:"sentence"`
+	Score    float32 `json:"score"`
+}
+
+// Search embeds q.Text with e and searches. It fails with an error wrapping
+// embed.ErrModelMismatch when e is not the embedder the snapshot's vectors
+// come from.
+func (ix *Index) Search(ctx context.Context, q Query, e embed.Embedder) (*Result, error) {
+	if err := embed.Check(ix.embedder, e.Info()); err != nil {
+		return nil, err
+	}
+	vecs, err := e.Embed(ctx, embed.Query, []string{q.Text})
+	if err != nil {
+		return nil, fmt.Errorf("embed query: %w", err)
+	}
+	return ix.SearchVector(q, vecs[0])
+}
+
+// SearchVector searches with a query vector computed by the snapshot's
+// embedder.
+func (ix *Index) SearchVector(q Query, vec []float32) (*Result, error) {
+	if q.K <= 0 {
+		q.K = 10
+	}
+	q.K = min(q.K, MaxK)
+	if q.Score == "" {
+		q.Score = Best
+	}
+	if q.Score != Best && q.Score != Mean {
+		return nil, fmt.Errorf("unknown score %q: use best or mean", q.Score)
+	}
+	if q.Target == "" {
+		q.Target = Notes
+	}
+	res := &Result{Snapshot: ix.snap.ID, Target: q.Target}
+	var err error
+	switch q.Target {
+	case Chunks:
+		res.Pending = ix.chunks.pending
+		res.Chunks, res.Exact, err = ix.searchChunks(q, vec)
+	case Notes:
+		res.Pending = ix.chunks.pending
+		res.Notes, res.Exact, err = ix.searchNotes(q, vec)
+	case Edges:
+		res.Pending = ix.edges.pending
+		res.Edges, res.Exact, err = ix.searchEdges(q, vec)
+	default:
+		return nil, fmt.Errorf("unknown search target %q", q.Target)
+	}
+	return res, err
+}
+
+// Filtered searches ask the graph for overFetch times the matches wanted
+// divided by the share of rows the filter allows. Searches scan exactly
+// when at most Options.ExactRows rows (default exactFloats/dims) would be
+// scanned, or when the graph's answer comes back short.
+const (
+	overFetch   = 3
+	exactFloats = 1 << 22
+)
+
+// rowsFiltered returns the rows some item of which passes keep.
+func (t *target) rowsFiltered(keep func(item int32) bool) []int {
+	var rows []int
+	for r := range t.file.Len() {
+		for _, it := range t.items(r) {
+			if keep(it) {
+				rows = append(rows, r)
+				break
+			}
+		}
+	}
+	return rows
+}
+
+// nearestRows returns rows nearest to vec, best first, until want(hits)
+// says there are enough: from the graph, over-fetching for a filter, or
+// from an exact scan over allowed (nil: every row) when the filter is
+// selective or the graph did not find enough. It never returns fewer
+// results than an exact scan would for the same want.
+func (ix *Index) nearestRows(t *target, vec []float32, k int, allowed []int, filtered bool,
+	enough func(hits []vectors.Hit) bool) ([]vectors.Hit, bool, error) {
+	n := t.file.Len()
+	if n == 0 || (filtered && len(allowed) == 0) {
+		return nil, false, nil
+	}
+	share := 1.0
+	if filtered {
+		share = float64(len(allowed)) / float64(n)
+	}
+	fetch := k
+	if filtered {
+		fetch = int(math.Ceil(float64(k) * overFetch / share))
+	}
+	exactRows := ix.opts.ExactRows
+	if exactRows <= 0 {
+		exactRows = exactFloats / max(t.file.Dims(), 1)
+	}
+	scan := n
+	if filtered {
+		scan = len(allowed)
+	}
+	if scan > exactRows && fetch < n/2 {
+		for ; fetch <= 4*MaxK; fetch *= 4 {
+			hits, err := t.graph.Search(vec, min(fetch, n), max(ix.opts.EfSearch, 0))
+			if err != nil {
+				return nil, false, err
+			}
+			if enough(hits) || len(hits) >= n {
+				return hits, false, nil
+			}
+			if fetch >= n {
+				break
+			}
+		}
+	}
+	// Few rows to scan, or the graph came back short: scan exactly, for
+	// as many rows as it takes (all of them in the worst case).
+	for want := max(4*k, 64); ; want *= 8 {
+		hits, err := t.file.Search(vec, min(want, scan), allowed)
+		if err != nil || want >= scan || enough(hits) {
+			return hits, true, err
+		}
+	}
+}
+
+func (ix *Index) searchChunks(q Query, vec []float32) ([]ChunkHit, bool, error) {
+	labels := labelSet(q.Labels)
+	keep := func(it int32) bool { return labels == nil || ix.noteHasLabel(ix.chunk[it].Note, labels) }
+	var allowed []int
+	if labels != nil {
+		allowed = ix.chunks.rowsFiltered(keep)
+	}
+	collect := func(hits []vectors.Hit) []ChunkHit {
+		var out []ChunkHit
+		for _, h := range hits {
+			for _, it := range ix.chunks.items(h.Row) {
+				if keep(it) && len(out) < q.K {
+					out = append(out, ix.chunkHit(it, h.Score))
+				}
+			}
+		}
+		return out
+	}
+	hits, exact, err := ix.nearestRows(&ix.chunks, vec, q.K, allowed, labels != nil,
+		func(h []vectors.Hit) bool { return len(collect(h)) >= q.K })
+	if err != nil {
+		return nil, false, err
+	}
+	return collect(hits), exact, nil
+}
+
+func (ix *Index) chunkHit(it int32, score float32) ChunkHit {
+	c := ix.chunk[it]
+	h := ChunkHit{ID: c.ID, Note: c.Note, Heading: c.Heading, Start: int(c.Start), End: int(c.End), Line: int(c.Line), Score: score}
+	if n := ix.notes[c.Note]; n != nil {
+		h.Path, h.Title = n.Path, n.Title
+	}
+	if ix.text != nil {
+		h.Text = ix.text[it]
+	}
+	return h
+}
+
+// searchNotes finds notes by their chunks: a note scores its best chunk,
+// or with Mean the mean of all its chunks, computed exactly for the notes
+// the best-chunk search found (twice as many as asked for, at least 20).
+func (ix *Index) searchNotes(q Query, vec []float32) ([]NoteHit, bool, error) {
+	labels := labelSet(q.Labels)
+	keep := func(it int32) bool { return labels == nil || ix.noteHasLabel(ix.chunk[it].Note, labels) }
+	var allowed []int
+	if labels != nil {
+		allowed = ix.chunks.rowsFiltered(keep)
+	}
+	want := q.K
+	if q.Score == Mean {
+		want = max(2*q.K, 20)
+	}
+	group := func(hits []vectors.Hit) []NoteHit {
+		var out []NoteHit
+		seen := map[string]bool{}
+		for _, h := range hits {
+			for _, it := range ix.chunks.items(h.Row) {
+				c := ix.chunk[it]
+				if !keep(it) || seen[c.Note] {
+					continue
+				}
+				seen[c.Note] = true
+				out = append(out, ix.noteHit(c.Note, ix.chunkHit(it, h.Score)))
+			}
+		}
+		return out
+	}
+	hits, exact, err := ix.nearestRows(&ix.chunks, vec, want, allowed, labels != nil,
+		func(h []vectors.Hit) bool { return len(group(h)) >= want })
+	if err != nil {
+		return nil, false, err
+	}
+	notes := group(hits)
+	if q.Score == Mean {
+		for i := range notes {
+			notes[i].Score = ix.meanScore(notes[i].ID, vec)
+		}
+		sort.SliceStable(notes, func(i, j int) bool { return notes[i].Score > notes[j].Score })
+	}
+	if len(notes) > q.K {
+		notes = notes[:q.K]
+	}
+	return notes, exact, nil
+}
+
+func (ix *Index) noteHit(id string, best ChunkHit) NoteHit {
+	h := NoteHit{ID: id, Path: best.Path, Title: best.Title, Score: best.Score, Best: best}
+	if n := ix.notes[id]; n != nil {
+		h.Labels = n.Labels
+	}
+	return h
+}
+
+// meanScore is the mean similarity of a note's chunks that have vectors.
+func (ix *Index) meanScore(id string, vec []float32) float32 {
+	n := ix.notes[id]
+	var sum float64
+	count := 0
+	for _, it := range n.chunks {
+		h, ok := vectors.ParseHash(ix.chunk[it].TextSHA256)
+		if !ok {
+			continue
+		}
+		if r, ok := ix.chunks.file.Find(h); ok {
+			sum += float64(vectors.Dot(vec, ix.chunks.file.Row(r)))
+			count++
+		}
+	}
+	if count == 0 {
+		return 0
+	}
+	return float32(sum / float64(count))
+}
+
+func (ix *Index) searchEdges(q Query, vec []float32) ([]EdgeHit, bool, error) {
+	labels := labelSet(q.Labels)
+	types := labelSet(q.EdgeTypes)
+	filtered := labels != nil || types != nil
+	keep := func(it int32) bool {
+		e := ix.edge[it]
+		if types != nil && !types[strings.ToLower(e.Type)] {
+			return false
+		}
+		return labels == nil || ix.noteHasLabel(e.Source, labels) || ix.noteHasLabel(e.Target, labels)
+	}
+	var allowed []int
+	if filtered {
+		allowed = ix.edges.rowsFiltered(keep)
+	}
+	collect := func(hits []vectors.Hit) []EdgeHit {
+		var out []EdgeHit
+		for _, h := range hits {
+			for _, it := range ix.edges.items(h.Row) {
+				if keep(it) && len(out) < q.K {
+					e := ix.edge[it]
+					out = append(out, EdgeHit{ID: e.ID, Source: e.Source, Target: e.Target, Type: e.Type, Sentence: e.Sentence, Score: h.Score})
+				}
+			}
+		}
+		return out
+	}
+	hits, exact, err := ix.nearestRows(&ix.edges, vec, q.K, allowed, filtered,
+		func(h []vectors.Hit) bool { return len(collect(h)) >= q.K })
+	if err != nil {
+		return nil, false, err
+	}
+	return collect(hits), exact, nil
+}

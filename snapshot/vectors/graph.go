@@ -1,0 +1,366 @@
+package vectors
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/vaultgraph/vaultgraph/format"
+)
+
+// Params shape an HNSW graph.
+type Params struct {
+	// M is the number of neighbours a node keeps on levels >= 1, and the
+	// number chosen for a node when it is inserted.
+	M int
+	// M0 is the number of neighbours a node keeps on level 0 (2*M is usual).
+	M0 int
+	// EfConstruction is the beam width of the searches that insert a node:
+	// larger builds a better graph, more slowly.
+	EfConstruction int
+	// EfSearch is the default beam width of queries: larger finds more of
+	// the true nearest neighbours, more slowly.
+	EfSearch int
+}
+
+// DefaultParams are tuned on the benchmarks of this package: at 100,000
+// vectors of 384 dimensions with the low intrinsic dimension of semantic
+// embeddings, recall@10 of about 0.97 at EfSearch 96, and a build that is
+// three times faster than with EfConstruction 200 at the same recall.
+// Lexical vectors (the builtin embedder) need a wider search; see
+// LexicalEfSearch.
+func DefaultParams() Params {
+	return Params{M: 24, M0: 48, EfConstruction: 100, EfSearch: 96}
+}
+
+// LexicalEfSearch is the query beam width that gives recall@10 >= 0.95 on
+// vectors of the builtin lexical embedder (hashed n-grams are close to
+// orthogonal, which makes every graph search work harder): measured 0.953
+// on 20,000 chunks of real notes, against 0.91 at 128.
+const LexicalEfSearch = 256
+
+// Manifest returns p as recorded in a snapshot manifest.
+func (p Params) Manifest() format.HNSW {
+	return format.HNSW{M: p.M, M0: p.M0, EfConstruction: p.EfConstruction, EfSearch: p.EfSearch, Distance: format.DistanceCosine}
+}
+
+// ParamsFromManifest returns the parameters a manifest records.
+func ParamsFromManifest(h format.HNSW) Params {
+	return Params{M: h.M, M0: h.M0, EfConstruction: h.EfConstruction, EfSearch: h.EfSearch}
+}
+
+func (p Params) check() error {
+	if p.M < 2 || p.M > maxLinks || p.M0 < p.M || p.M0 > maxLinks || p.EfConstruction < 1 || p.EfSearch < 1 {
+		return fmt.Errorf("invalid HNSW parameters %+v: want 2 <= M <= M0 <= %d and positive ef", p, maxLinks)
+	}
+	return nil
+}
+
+const (
+	noNode   = math.MaxUint32
+	absent   = 0xFF // level of a row not (yet) in the graph
+	maxLevel = 15
+	maxLinks = 256
+)
+
+// Graph is an HNSW graph over the rows of a vector File: node i is row i.
+// A graph read with OpenGraph is used in place from its memory map and is
+// safe for concurrent Search; a graph being built (Build, Update) is not.
+type Graph struct {
+	vecs     *File
+	m, m0    int
+	efC, efS int
+	levels   []uint8  // per node; absent while a row is not inserted
+	first    []uint32 // per node: first upper slot, noNode for level 0
+	level0   []uint32 // per node: count, then m0 ids
+	upper    []uint32 // per slot: count, then m ids
+	entry    uint32
+	top      int
+	size     int // nodes present
+	rng      *rand.Rand
+	mapped   []byte
+	states   sync.Pool // *searchState
+	// Only while Build runs with several workers: one lock per node, and
+	// one for the entry node and top level.
+	locks   []sync.Mutex
+	entryMu sync.Mutex
+}
+
+func newGraph(vecs *File, p Params) *Graph {
+	n := vecs.Len()
+	g := &Graph{
+		vecs: vecs, m: p.M, m0: p.M0, efC: p.EfConstruction, efS: p.EfSearch,
+		levels: make([]uint8, n), first: make([]uint32, n), level0: make([]uint32, n*(1+p.M0)),
+		entry: noNode,
+		// A fixed seed makes a build reproducible from the same rows.
+		rng: rand.New(rand.NewSource(1)),
+	}
+	for i := range g.levels {
+		g.levels[i] = absent
+		g.first[i] = noNode
+	}
+	return g
+}
+
+// Build inserts every row of vecs into a new graph, with up to workers
+// goroutines (at least one). Node levels are drawn from a fixed seed in
+// row order; with one worker the whole graph is reproducible, with more
+// the links depend on scheduling. It checks ctx every few hundred rows and
+// calls progress (if not nil, never concurrently) with the rows done.
+func Build(ctx context.Context, vecs *File, p Params, workers int, progress func(done int)) (*Graph, error) {
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	g := newGraph(vecs, p)
+	n := vecs.Len()
+	levels := make([]int, n)
+	for i := range levels {
+		levels[i] = g.randomLevel()
+		g.place(uint32(i), levels[i])
+	}
+	if workers > 1 && n > 1 {
+		g.locks = make([]sync.Mutex, n)
+	}
+	var (
+		next     atomic.Int64
+		done     atomic.Int64
+		progMu   sync.Mutex
+		wg       sync.WaitGroup
+		canceled atomic.Bool
+	)
+	for range max(workers, 1) {
+		wg.Go(func() {
+			st := g.state()
+			defer g.states.Put(st)
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n || canceled.Load() {
+					return
+				}
+				if i%256 == 0 && ctx.Err() != nil {
+					canceled.Store(true)
+					return
+				}
+				g.link(uint32(i), levels[i], st)
+				if d := done.Add(1); progress != nil && d%256 == 0 {
+					progMu.Lock()
+					progress(int(d))
+					progMu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	g.locks = nil
+	g.size = n
+	if progress != nil {
+		progress(n)
+	}
+	return g, nil
+}
+
+// Len returns the number of nodes.
+func (g *Graph) Len() int { return g.size }
+
+// Params returns the graph's parameters.
+func (g *Graph) Params() Params {
+	return Params{M: g.m, M0: g.m0, EfConstruction: g.efC, EfSearch: g.efS}
+}
+
+// Close releases the memory map of a graph read with OpenGraph.
+func (g *Graph) Close() error {
+	m := g.mapped
+	g.mapped, g.level0, g.upper = nil, nil, nil
+	return unmap(m)
+}
+
+func (g *Graph) vec(i uint32) []float32 { return g.vecs.Row(int(i)) }
+
+func (g *Graph) capacity(l int) int {
+	if l == 0 {
+		return g.m0
+	}
+	return g.m
+}
+
+// slot returns the count-prefixed neighbour slot of node i on level l.
+func (g *Graph) slot(i uint32, l int) []uint32 {
+	if l == 0 {
+		b := int(i) * (1 + g.m0)
+		return g.level0[b : b+1+g.m0]
+	}
+	b := (int(g.first[i]) + l - 1) * (1 + g.m)
+	return g.upper[b : b+1+g.m]
+}
+
+func (g *Graph) links(i uint32, l int) []uint32 {
+	s := g.slot(i, l)
+	return s[1 : 1+s[0]]
+}
+
+func (g *Graph) setLinks(i uint32, l int, ids []uint32) {
+	s := g.slot(i, l)
+	s[0] = uint32(copy(s[1:], ids))
+	clear(s[1+s[0]:])
+}
+
+func (g *Graph) randomLevel() int {
+	ml := 1 / math.Log(float64(g.m))
+	l := int(-math.Log(1-g.rng.Float64()) * ml)
+	return min(l, maxLevel)
+}
+
+// place gives node i level l and its upper slots.
+func (g *Graph) place(i uint32, l int) {
+	g.levels[i] = uint8(l)
+	if l > 0 {
+		g.first[i] = uint32(len(g.upper) / (1 + g.m))
+		g.upper = append(g.upper, make([]uint32, l*(1+g.m))...)
+	}
+}
+
+// insert adds row i at a random level, for graphs built one row at a time
+// (Update).
+func (g *Graph) insert(i uint32, st *searchState) {
+	level := g.randomLevel()
+	g.place(i, level)
+	g.link(i, level, st)
+	g.size++
+}
+
+// link connects node i, already placed on level, into the graph: HNSW's
+// INSERT with the neighbour-selection heuristic. With g.locks set it may run
+// concurrently with other calls: every node's links are read and written
+// under that node's lock, the entry node under entryMu.
+func (g *Graph) link(i uint32, level int, st *searchState) {
+	g.entryMu.Lock()
+	if g.entry == noNode {
+		g.entry, g.top = i, level
+		g.entryMu.Unlock()
+		return
+	}
+	entry, top := g.entry, g.top
+	g.entryMu.Unlock()
+	q := g.vec(i)
+	ep := candidate{entry, distance(q, g.vec(entry))}
+	for l := top; l > level; l-- {
+		ep = g.greedy(q, ep, l, st)
+	}
+	entries := append(st.entries[:0], ep)
+	for l := min(top, level); l >= 0; l-- {
+		found := g.searchLayer(q, entries, g.efC, l, st)
+		// addLink reuses st.chosen, so keep the choice in its own buffer.
+		st.nb = append(st.nb[:0], g.selectNeighbors(found, g.m, &st.chosen)...)
+		st.ids = st.ids[:0]
+		for _, c := range st.nb {
+			st.ids = append(st.ids, c.id)
+		}
+		g.lock(i)
+		g.setLinks(i, l, st.ids)
+		g.unlock(i)
+		for _, c := range st.nb {
+			g.addLink(c.id, i, c.dist, l, st)
+		}
+		entries = append(entries[:0], found...)
+	}
+	st.entries = entries
+	if level > top {
+		g.entryMu.Lock()
+		if level > g.top {
+			g.entry, g.top = i, level
+		}
+		g.entryMu.Unlock()
+	}
+}
+
+func (g *Graph) lock(i uint32) {
+	if g.locks != nil {
+		g.locks[i].Lock()
+	}
+}
+
+func (g *Graph) unlock(i uint32) {
+	if g.locks != nil {
+		g.locks[i].Unlock()
+	}
+}
+
+// neighbours returns node i's links on level l: the slot itself, or while a
+// concurrent build runs, a copy taken under the node's lock.
+func (g *Graph) neighbours(i uint32, l int, st *searchState) []uint32 {
+	if g.locks == nil {
+		return g.links(i, l)
+	}
+	g.locks[i].Lock()
+	st.links = append(st.links[:0], g.links(i, l)...)
+	g.locks[i].Unlock()
+	return st.links
+}
+
+// addLink adds node j to node i's neighbours on level l, re-selecting
+// them with the heuristic when i's slot is full.
+func (g *Graph) addLink(i, j uint32, d float32, l int, st *searchState) {
+	g.lock(i)
+	defer g.unlock(i)
+	s := g.slot(i, l)
+	if n := int(s[0]); n < len(s)-1 {
+		s[1+n] = j
+		s[0]++
+		return
+	}
+	vi := g.vec(i)
+	cands := append(st.cands[:0], candidate{j, d})
+	for _, x := range s[1:] {
+		cands = append(cands, candidate{x, distance(vi, g.vec(x))})
+	}
+	sortCandidates(cands)
+	chosen := g.selectNeighbors(cands, len(s)-1, &st.chosen)
+	st.ids = st.ids[:0]
+	for _, c := range chosen {
+		st.ids = append(st.ids, c.id)
+	}
+	g.setLinks(i, l, st.ids)
+	st.cands = cands
+}
+
+// selectNeighbors keeps, from cands sorted closest first, up to m that are
+// each closer to the base node than to any neighbour already kept (HNSW's
+// heuristic): links then reach in several directions instead of
+// clustering, which keeps clustered data (many similar chunks) connected.
+func (g *Graph) selectNeighbors(cands []candidate, m int, buf *[]candidate) []candidate {
+	out := (*buf)[:0]
+	for _, c := range cands {
+		if len(out) >= m {
+			break
+		}
+		vc := g.vec(c.id)
+		good := true
+		for _, r := range out {
+			if distance(vc, g.vec(r.id)) < c.dist {
+				good = false
+				break
+			}
+		}
+		if good {
+			out = append(out, c)
+		}
+	}
+	*buf = out
+	return out
+}
+
+func sortCandidates(c []candidate) {
+	sort.Slice(c, func(a, b int) bool {
+		if c[a].dist != c[b].dist {
+			return c[a].dist < c[b].dist
+		}
+		return c[a].id < c[b].id
+	})
+}

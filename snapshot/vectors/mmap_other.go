@@ -1,0 +1,17 @@
+//go:build !unix
+
+package vectors
+
+import (
+	"io"
+	"os"
+)
+
+// mapFile reads the whole file where memory maps are not available.
+func mapFile(f *os.File, size int64) ([]byte, error) {
+	b := make([]byte, size)
+	_, err := io.ReadFull(f, b)
+	return b, err
+}
+
+func unmap([]byte) error { return nil }

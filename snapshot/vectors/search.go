@@ -1,0 +1,224 @@
+package vectors
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// ErrDims is returned for a query vector whose dimension is not the
+// file's.
+var ErrDims = errors.New("query vector dimension differs from the snapshot's vectors")
+
+// Hit is one search result: a row and its cosine similarity to the query.
+type Hit struct {
+	Row   int
+	Score float32
+}
+
+// searchState is the scratch space of one search, pooled per graph.
+type searchState struct {
+	visited []uint32 // generation stamp per node
+	gen     uint32
+	cand    minHeap
+	res     maxHeap
+	out     []candidate
+	entries []candidate
+	chosen  []candidate
+	nb      []candidate
+	batch   []candidate
+	links   []uint32
+	cands   []candidate
+	ids     []uint32
+}
+
+func (g *Graph) state() *searchState {
+	if st, ok := g.states.Get().(*searchState); ok && len(st.visited) == len(g.levels) {
+		return st
+	}
+	return &searchState{visited: make([]uint32, len(g.levels))}
+}
+
+func (st *searchState) nextGen() {
+	st.gen++
+	if st.gen == 0 {
+		clear(st.visited)
+		st.gen = 1
+	}
+}
+
+// greedy walks level l from ep to the closest node it can reach.
+func (g *Graph) greedy(q []float32, ep candidate, l int, st *searchState) candidate {
+	for changed := true; changed; {
+		changed = false
+		for _, n := range g.neighbours(ep.id, l, st) {
+			if d := distance(q, g.vec(n)); d < ep.dist {
+				ep, changed = candidate{n, d}, true
+			}
+		}
+	}
+	return ep
+}
+
+// searchLayer is HNSW's SEARCH-LAYER: a beam search of width ef on level l
+// from the entry candidates. It returns up to ef candidates, closest first,
+// in st.out.
+func (g *Graph) searchLayer(q []float32, entries []candidate, ef, l int, st *searchState) []candidate {
+	st.nextGen()
+	st.cand, st.res = st.cand[:0], st.res[:0]
+	for _, e := range entries {
+		if st.visited[e.id] == st.gen {
+			continue
+		}
+		st.visited[e.id] = st.gen
+		st.cand.push(e)
+		st.res.push(e)
+		if len(st.res) > ef {
+			st.res.pop()
+		}
+	}
+	for len(st.cand) > 0 {
+		c := st.cand.pop()
+		if len(st.res) >= ef && c.dist > st.res[0].dist {
+			break
+		}
+		// Distances first, heap updates after: independent loads of the
+		// neighbours' vectors overlap instead of waiting on each other.
+		batch := st.batch[:0]
+		for _, n := range g.neighbours(c.id, l, st) {
+			if st.visited[n] != st.gen {
+				st.visited[n] = st.gen
+				batch = append(batch, candidate{id: n})
+			}
+		}
+		for i := range batch {
+			batch[i].dist = distance(q, g.vec(batch[i].id))
+		}
+		for _, b := range batch {
+			if len(st.res) < ef || b.dist < st.res[0].dist {
+				st.cand.push(b)
+				st.res.push(b)
+				if len(st.res) > ef {
+					st.res.pop()
+				}
+			}
+		}
+		st.batch = batch
+	}
+	st.out = st.res.drainSorted(st.out[:0])
+	return st.out
+}
+
+// Search returns up to k rows approximately nearest to q, best first,
+// exploring a beam of ef (the graph's EfSearch when ef <= 0; never less
+// than k). q must be a unit vector of the graph's dimension. Search is safe
+// for concurrent use on a graph read with OpenGraph.
+func (g *Graph) Search(q []float32, k, ef int) ([]Hit, error) {
+	if len(q) != g.vecs.Dims() && g.vecs.Len() > 0 {
+		return nil, fmt.Errorf("%w: %d, want %d", ErrDims, len(q), g.vecs.Dims())
+	}
+	if g.size == 0 || k <= 0 {
+		return nil, nil
+	}
+	if ef <= 0 {
+		ef = g.efS
+	}
+	ef = max(ef, k)
+	st := g.state()
+	defer g.states.Put(st)
+	ep := candidate{g.entry, distance(q, g.vec(g.entry))}
+	for l := g.top; l > 0; l-- {
+		ep = g.greedy(q, ep, l, st)
+	}
+	found := g.searchLayer(q, append(st.entries[:0], ep), ef, 0, st)
+	if len(found) > k {
+		found = found[:k]
+	}
+	out := make([]Hit, len(found))
+	for i, c := range found {
+		out[i] = Hit{Row: int(c.id), Score: 1 - c.dist}
+	}
+	return out, nil
+}
+
+// Search scans the file exactly and returns the k rows most similar to q,
+// best first. With rows non-nil only those rows are scanned; they must be
+// distinct, and rows out of range are skipped. Ties are broken by row so results are deterministic.
+func (f *File) Search(q []float32, k int, rows []int) ([]Hit, error) {
+	if len(q) != f.dims && f.count > 0 {
+		return nil, fmt.Errorf("%w: %d, want %d", ErrDims, len(q), f.dims)
+	}
+	if k <= 0 {
+		return nil, nil
+	}
+	top := make(topK, 0, k+1)
+	if rows == nil {
+		for i := range f.count {
+			top.offer(k, i, Dot(q, f.Row(i)))
+		}
+	} else {
+		for _, i := range rows {
+			if i >= 0 && i < f.count {
+				top.offer(k, i, Dot(q, f.Row(i)))
+			}
+		}
+	}
+	return top.sorted(), nil
+}
+
+// topK keeps the k best hits seen, worst on top of a min-heap by score.
+type topK []Hit
+
+func (t *topK) offer(k, row int, score float32) {
+	s := *t
+	if len(s) == k && !better(Hit{row, score}, s[0]) {
+		return
+	}
+	if len(s) == k {
+		s[0] = Hit{row, score}
+	} else {
+		s = append(s, Hit{row, score})
+		// sift up
+		i := len(s) - 1
+		for i > 0 {
+			p := (i - 1) / 2
+			if !better(s[p], s[i]) {
+				break
+			}
+			s[p], s[i] = s[i], s[p]
+			i = p
+		}
+		*t = s
+		return
+	}
+	// sift down from the root
+	i, n := 0, len(s)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		c := l
+		if r := l + 1; r < n && better(s[l], s[r]) {
+			c = r
+		}
+		if !better(s[i], s[c]) {
+			break
+		}
+		s[i], s[c] = s[c], s[i]
+		i = c
+	}
+}
+
+func better(a, b Hit) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	return a.Row < b.Row
+}
+
+func (t topK) sorted() []Hit {
+	out := append([]Hit(nil), t...)
+	sort.Slice(out, func(i, j int) bool { return better(out[i], out[j]) })
+	return out
+}

@@ -1,0 +1,384 @@
+package vectors
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestFileRoundTrip(t *testing.T) {
+	tests := []struct {
+		name    string
+		n, dims int
+	}{
+		{"empty", 0, 0},
+		{"empty with dims", 0, 8},
+		{"one row", 1, 3},
+		{"odd count pads the hash section", 3, 5},
+		{"many", 1000, 16},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			set := uniformSet(int64(tc.n), tc.n, 0, max(tc.dims, 1))
+			f := writeRows(t, set.rows, tc.dims)
+			if f.Len() != tc.n || f.Dims() != tc.dims || f.Fingerprint() != (Hash{1}) {
+				t.Fatalf("Len %d Dims %d fp %x", f.Len(), f.Dims(), f.Fingerprint())
+			}
+			for i := range tc.n {
+				if f.HashAt(i) != set.rows.hashes[i] {
+					t.Fatalf("hash %d differs", i)
+				}
+				row, ok := f.Find(set.rows.hashes[i])
+				if !ok || row != i {
+					t.Fatalf("Find(hash %d) = %d, %v", i, row, ok)
+				}
+				for j, x := range f.Row(i) {
+					if x != set.rows.vecs[i][j] {
+						t.Fatalf("row %d differs at %d", i, j)
+					}
+				}
+			}
+			if _, ok := f.Find(Hash{0xff, 0xff}); ok {
+				t.Error("found a hash that is not there")
+			}
+		})
+	}
+}
+
+func TestWriteFileRefusesBadRows(t *testing.T) {
+	dir := t.TempDir()
+	h := []Hash{{2}, {1}}
+	vec := func(int) []float32 { return []float32{1, 0} }
+	if err := WriteFile(filepath.Join(dir, "a"), Hash{}, 2, h, vec); err == nil {
+		t.Error("unsorted hashes accepted")
+	}
+	if err := WriteFile(filepath.Join(dir, "b"), Hash{}, 3, []Hash{{1}}, vec); err == nil {
+		t.Error("wrong dimension accepted")
+	}
+	for _, name := range []string{"a", "b"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); !os.IsNotExist(err) {
+			t.Errorf("failed write left %s behind", name)
+		}
+	}
+}
+
+// validFile returns the bytes of a small valid vector file.
+func validFile(t testing.TB, n, dims int) []byte {
+	set := uniformSet(3, n, 0, dims)
+	path := filepath.Join(t.TempDir(), "v")
+	if err := WriteFile(path, Hash{7}, dims, set.rows.hashes, func(i int) []float32 { return set.rows.vecs[i] }); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestCorruptedVectorFile is the corruption table: every damage is an
+// error wrapping ErrCorrupt, never a panic or a silently wrong file.
+func TestCorruptedVectorFile(t *testing.T) {
+	tests := []struct {
+		name   string
+		damage func(b []byte) []byte
+	}{
+		{"empty", func(b []byte) []byte { return nil }},
+		{"header only half", func(b []byte) []byte { return b[:30] }},
+		{"truncated vectors", func(b []byte) []byte { return b[:len(b)-1] }},
+		{"extra byte", func(b []byte) []byte { return append(b, 0) }},
+		{"bad magic", func(b []byte) []byte { b[0] = 'X'; return b }},
+		{"future version", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[8:], 2); return b }},
+		{"huge count", func(b []byte) []byte { binary.LittleEndian.PutUint64(b[16:], 1<<62); return b }},
+		{"count off by one", func(b []byte) []byte { binary.LittleEndian.PutUint64(b[16:], 9); return b }},
+		{"huge dims", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[12:], 1<<30); return b }},
+		{"zero dims with rows", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[12:], 0); return b }},
+		{"hashes out of order", func(b []byte) []byte {
+			copy(b[64:96], b[96:128])
+			return b
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := tc.damage(validFile(t, 10, 4))
+			if _, err := DecodeFile(b); !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("err = %v, want ErrCorrupt", err)
+			}
+			path := filepath.Join(t.TempDir(), "v")
+			os.WriteFile(path, b, 0o644)
+			if _, err := OpenFile(path); !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("OpenFile err = %v, want ErrCorrupt", err)
+			}
+		})
+	}
+}
+
+func FuzzDecodeFile(f *testing.F) {
+	f.Add(validFile(f, 3, 4))
+	f.Add(validFile(f, 0, 0))
+	f.Add(validFile(f, 1, 1)[:70])
+	f.Fuzz(func(t *testing.T, b []byte) {
+		vf, err := DecodeFile(b)
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("error does not wrap ErrCorrupt: %v", err)
+			}
+			return
+		}
+		// A file that decodes must be fully readable.
+		for i := range vf.Len() {
+			_ = vf.Row(i)
+			if row, ok := vf.Find(vf.HashAt(i)); !ok || row != i {
+				t.Fatalf("row %d not found by its hash", i)
+			}
+		}
+		if vf.Len() > 0 {
+			if _, err := vf.Search(make([]float32, vf.Dims()), 3, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// buildGraph builds and writes a graph over f, and opens it again.
+func buildGraph(t testing.TB, f *File, p Params) (*Graph, string) {
+	t.Helper()
+	g, err := Build(context.Background(), f, p, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "hnsw")
+	if err := g.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	og, err := OpenGraph(path, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { og.Close() })
+	return og, path
+}
+
+func TestGraphFindsNearestNeighbours(t *testing.T) {
+	set := latentSet(5, 3000, 50, 32, 8)
+	f := writeRows(t, set.rows, 32)
+	g, _ := buildGraph(t, f, DefaultParams())
+	if r := recallAt(t, g, f, set.queries, 10, 64); r < 0.95 {
+		t.Errorf("recall@10 = %.3f, want >= 0.95", r)
+	}
+	// Every row finds itself.
+	for i := 0; i < f.Len(); i += 97 {
+		hits, err := g.Search(f.Row(i), 1, 32)
+		if err != nil || len(hits) != 1 || hits[0].Row != i || hits[0].Score < 0.999 {
+			t.Fatalf("row %d searched for itself: %v %v", i, hits, err)
+		}
+	}
+	if _, err := g.Search(make([]float32, 5), 3, 0); !errors.Is(err, ErrDims) {
+		t.Errorf("wrong dims: err = %v", err)
+	}
+}
+
+func TestGraphEdgeSizes(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 17} {
+		set := uniformSet(int64(n), n, 1, 8)
+		f := writeRows(t, set.rows, 8)
+		g, _ := buildGraph(t, f, DefaultParams())
+		hits, err := g.Search(set.queries[0], 5, 0)
+		if err != nil || len(hits) != min(n, 5) {
+			t.Errorf("n=%d: %d hits, err %v", n, len(hits), err)
+		}
+	}
+}
+
+func TestGraphFileRoundTripAnswersAlike(t *testing.T) {
+	set := latentSet(6, 2000, 20, 16, 6)
+	f := writeRows(t, set.rows, 16)
+	built, err := Build(context.Background(), f, DefaultParams(), 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, _ := buildGraph(t, f, DefaultParams())
+	for _, q := range set.queries {
+		a, _ := built.Search(q, 10, 50)
+		b, _ := read.Search(q, 10, 50)
+		if len(a) != len(b) {
+			t.Fatalf("%d vs %d hits", len(a), len(b))
+		}
+		for i := range a {
+			if a[i] != b[i] {
+				t.Fatalf("hit %d: built %v, read back %v", i, a[i], b[i])
+			}
+		}
+	}
+	if read.Params() != DefaultParams() {
+		t.Errorf("params read back %+v", read.Params())
+	}
+}
+
+// validGraph returns a vector file and the bytes of a graph over it.
+func validGraph(t testing.TB, n int) (*File, []byte) {
+	set := latentSet(8, n, 0, 8, 4)
+	f := writeRows(t, set.rows, 8)
+	_, path := buildGraph(t, f, Params{M: 4, M0: 8, EfConstruction: 16, EfSearch: 8})
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, b
+}
+
+func TestCorruptedGraphFile(t *testing.T) {
+	le := binary.LittleEndian
+	tests := []struct {
+		name   string
+		damage func(b []byte) []byte
+	}{
+		{"truncated", func(b []byte) []byte { return b[:len(b)-4] }},
+		{"bad magic", func(b []byte) []byte { b[1] = 0; return b }},
+		{"count differs from vectors", func(b []byte) []byte { le.PutUint32(b[12:], 41); return b }},
+		{"entry out of range", func(b []byte) []byte { le.PutUint32(b[28:], 1000); return b }},
+		{"M0 too large", func(b []byte) []byte { le.PutUint32(b[24:], 1<<20); return b }},
+		{"neighbour out of range", func(b []byte) []byte {
+			n := int(le.Uint32(b[12:]))
+			level0 := 64 + n + pad4(n) + 4*n
+			le.PutUint32(b[level0:], 1)     // one neighbour...
+			le.PutUint32(b[level0+4:], 999) // ...that does not exist
+			return b
+		}},
+		{"neighbour count too large", func(b []byte) []byte {
+			n := int(le.Uint32(b[12:]))
+			le.PutUint32(b[64+n+pad4(n)+4*n:], 200)
+			return b
+		}},
+		{"level above top", func(b []byte) []byte { b[64] = 15; return b }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f, b := validGraph(t, 40)
+			if _, err := DecodeGraph(tc.damage(b), f); !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("err = %v, want ErrCorrupt", err)
+			}
+		})
+	}
+}
+
+func FuzzDecodeGraph(f *testing.F) {
+	vf, b := validGraph(f, 30)
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		g, err := DecodeGraph(b, vf)
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("error does not wrap ErrCorrupt: %v", err)
+			}
+			return
+		}
+		// A graph that decodes must be searchable without a panic.
+		if _, err := g.Search(vf.Row(0), 5, 10); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestUpdateKeepsRecall(t *testing.T) {
+	const dims = 24
+	set := latentSet(9, 3000, 50, dims, 8)
+	parentFile := writeRows(t, set.rows, dims)
+	parent, _ := buildGraph(t, parentFile, DefaultParams())
+
+	// The next snapshot drops every 10th row (and with it, some of the
+	// parent's entry and upper-level nodes) and adds 300 new rows.
+	extra := latentSet(10, 300, 0, dims, 8)
+	var next testRows
+	for i := range set.rows.hashes {
+		if i%10 != 0 {
+			next.hashes = append(next.hashes, set.rows.hashes[i])
+			next.vecs = append(next.vecs, set.rows.vecs[i])
+		}
+	}
+	next.hashes = append(next.hashes, extra.rows.hashes...)
+	next.vecs = append(next.vecs, extra.rows.vecs...)
+	next.sort()
+	nextFile := writeRows(t, next, dims)
+
+	remap := Remap(parentFile, nextFile)
+	kept := 0
+	for p, r := range remap {
+		if r >= 0 {
+			kept++
+			if nextFile.HashAt(r) != parentFile.HashAt(p) {
+				t.Fatalf("remap %d -> %d joins different texts", p, r)
+			}
+		}
+	}
+	if kept != 2700 {
+		t.Fatalf("kept %d rows, want 2700", kept)
+	}
+	if c := UpdateCost(remap, nextFile); c < 0.2 || c > 0.21 {
+		t.Errorf("UpdateCost = %.3f, want 600/3000", c)
+	}
+	g, err := Update(context.Background(), parent, remap, nextFile, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "hnsw")
+	if err := g.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	og, err := OpenGraph(path, nextFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer og.Close()
+	if r := recallAt(t, og, nextFile, set.queries, 10, 64); r < 0.95 {
+		t.Errorf("recall@10 after update = %.3f, want >= 0.95", r)
+	}
+	// Every row, old or new, is still reachable.
+	for i := range nextFile.Len() {
+		hits, _ := og.Search(nextFile.Row(i), 1, 64)
+		if len(hits) == 0 || hits[0].Row != i {
+			t.Fatalf("row %d cannot be found after the update", i)
+		}
+	}
+}
+
+func TestExactSearchWithRows(t *testing.T) {
+	set := uniformSet(11, 100, 1, 8)
+	f := writeRows(t, set.rows, 8)
+	all, _ := f.Search(set.queries[0], 100, nil)
+	rows := []int{5, 17, 42, 99, -1, 1000}
+	some, err := f.Search(set.queries[0], 10, rows)
+	if err != nil || len(some) != 4 {
+		t.Fatalf("hits %v, err %v; want 4 distinct valid rows", some, err)
+	}
+	for i := 1; i < len(all); i++ {
+		if all[i-1].Score < all[i].Score {
+			t.Fatal("exact hits not sorted by score")
+		}
+	}
+}
+
+// TestParallelBuild builds with several workers (run it with -race) and
+// checks the graph is as good as a sequential one.
+func TestParallelBuild(t *testing.T) {
+	set := latentSet(12, 4000, 50, 32, 8)
+	f := writeRows(t, set.rows, 32)
+	g, err := Build(context.Background(), f, DefaultParams(), 4, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Len() != f.Len() {
+		t.Fatalf("Len = %d", g.Len())
+	}
+	if r := recallAt(t, g, f, set.queries, 10, 64); r < 0.95 {
+		t.Errorf("recall@10 of a parallel build = %.3f", r)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Build(ctx, f, DefaultParams(), 4, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled build: err = %v", err)
+	}
+}
