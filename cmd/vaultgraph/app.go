@@ -24,6 +24,7 @@ func newApp() *cli.App {
 			demoCommand(),
 			genCommand(),
 			searchCommand(),
+			queryCommand(),
 		},
 		// Errors go back to main, which prints them and picks the exit code.
 		ExitErrHandler:  func(*cli.Context, error) {},

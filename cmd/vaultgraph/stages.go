@@ -8,7 +8,7 @@ import (
 
 // stageFlags are the flags of the stages an index run adds to snapshots.
 func stageFlags() []cli.Flag {
-	return embedFlags()
+	return append(embedFlags(), graphFlags()...)
 }
 
 // stages returns the stages every index run (index, demo) adds to the
@@ -18,5 +18,9 @@ func stages(c *cli.Context) ([]indexer.Stage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []indexer.Stage{embedding}, nil
+	st := []indexer.Stage{embedding}
+	if g := graphStage(c); g != nil {
+		st = append(st, g)
+	}
+	return st, nil
 }

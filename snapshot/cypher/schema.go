@@ -1,0 +1,173 @@
+package cypher
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/vaultgraph/vaultgraph/format"
+)
+
+// schema indexes a snapshot's format.Graph by the names queries use.
+type schema struct {
+	g *format.Graph
+	// noteProps and edgeProps map vault-level property names to columns.
+	noteProps map[string]format.GraphProperty
+	edgeProps map[string]format.GraphProperty
+	// propTables maps an edge property name to the tables that have it.
+	propTables map[string]map[string]bool
+	// tables maps an edge type to its table, tableTypes the reverse.
+	tables     map[string]string
+	tableTypes map[string]string
+	allTables  []string
+	noteCols   map[string]string // built-in name -> type
+	edgeCols   map[string]string
+}
+
+func newSchema(g *format.Graph) *schema {
+	s := &schema{
+		g:          g,
+		noteProps:  map[string]format.GraphProperty{},
+		edgeProps:  map[string]format.GraphProperty{},
+		propTables: map[string]map[string]bool{},
+		tables:     map[string]string{},
+		tableTypes: map[string]string{},
+		noteCols:   map[string]string{},
+		edgeCols:   map[string]string{},
+	}
+	for _, c := range format.NoteBuiltins {
+		s.noteCols[c.Name] = c.Type
+	}
+	for _, c := range format.EdgeBuiltins {
+		s.edgeCols[c.Name] = c.Type
+	}
+	for _, p := range g.NoteProperties {
+		s.noteProps[p.Name] = p
+	}
+	for _, p := range g.EdgeProperties {
+		s.edgeProps[p.Name] = p
+	}
+	for _, t := range g.EdgeTypes {
+		s.tables[t.Name] = t.Table
+		s.tableTypes[t.Table] = t.Name
+		s.allTables = append(s.allTables, t.Table)
+		for _, p := range t.Properties {
+			if s.propTables[p] == nil {
+				s.propTables[p] = map[string]bool{}
+			}
+			s.propTables[p][t.Table] = true
+		}
+	}
+	sort.Strings(s.allTables)
+	return s
+}
+
+// tablesOf maps edge types to tables, dropping unknown types; ok is false
+// when types were given and none is known (the pattern cannot match).
+func (s *schema) tablesOf(types []string) (tables []string, ok bool) {
+	if len(types) == 0 {
+		return nil, true
+	}
+	seen := map[string]bool{}
+	for _, t := range types {
+		if tab, known := s.tables[t]; known && !seen[tab] {
+			seen[tab] = true
+			tables = append(tables, tab)
+		}
+	}
+	return tables, len(tables) > 0
+}
+
+// noteColumn returns the column and kind of a note property or built-in.
+func (s *schema) noteColumn(name string) (string, kind, bool) {
+	if typ, ok := s.noteCols[name]; ok {
+		return name, kindOfType(typ), true
+	}
+	if p, ok := s.noteProps[name]; ok {
+		return p.Column, kindOfType(p.Type), true
+	}
+	return "", kind{}, false
+}
+
+// edgeColumn returns the column and kind of an edge property or built-in
+// that at least one of tables (nil: any table) has.
+func (s *schema) edgeColumn(name string, tables []string) (string, kind, bool) {
+	if typ, ok := s.edgeCols[name]; ok {
+		return name, kindOfType(typ), true
+	}
+	p, ok := s.edgeProps[name]
+	if !ok {
+		return "", kind{}, false
+	}
+	if tables == nil {
+		return p.Column, kindOfType(p.Type), true
+	}
+	for _, t := range tables {
+		if s.propTables[name][t] {
+			return p.Column, kindOfType(p.Type), true
+		}
+	}
+	return "", kind{}, false
+}
+
+// allProperties lists the vault-level property names and columns of a node
+// or of relationships of the given tables, in a stable order: built-ins
+// (but id) first, then properties by name.
+func (s *schema) allProperties(node bool, tables []string) (names, cols []string) {
+	if node {
+		for _, c := range format.NoteBuiltins {
+			if c.Name != "id" && c.Name != "labels" {
+				names, cols = append(names, c.Name), append(cols, c.Name)
+			}
+		}
+		for _, p := range s.g.NoteProperties {
+			names, cols = append(names, p.Name), append(cols, p.Column)
+		}
+		return names, cols
+	}
+	for _, c := range format.EdgeBuiltins {
+		if c.Name != "id" {
+			names, cols = append(names, c.Name), append(cols, c.Name)
+		}
+	}
+	for _, p := range s.g.EdgeProperties {
+		if _, _, ok := s.edgeColumn(p.Name, tables); ok {
+			names, cols = append(names, p.Name), append(cols, p.Column)
+		}
+	}
+	return names, cols
+}
+
+// propertyKeys lists every property name queries can read, for
+// db.propertyKeys().
+func (s *schema) propertyKeys() []string {
+	seen := map[string]bool{}
+	var keys []string
+	add := func(k string) {
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	for _, c := range format.NoteBuiltins {
+		add(c.Name)
+	}
+	for _, c := range format.EdgeBuiltins {
+		add(c.Name)
+	}
+	for _, p := range s.g.NoteProperties {
+		add(p.Name)
+	}
+	for _, p := range s.g.EdgeProperties {
+		add(p.Name)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func kindOfType(typ string) kind {
+	if elem, ok := strings.CutSuffix(typ, "[]"); ok {
+		e := kindOfType(elem)
+		return kind{tag: kList, elem: &e}
+	}
+	return kind{tag: kScalar, typ: typ}
+}

@@ -1,0 +1,296 @@
+package graphdb_test
+
+// The conformance suite lives in an external test package: it builds a
+// snapshot of the demo vault with indexer.Run and the graph stage, and
+// package indexer imports graphdb. An external test package may import
+// packages that import the package under test, so there is no cycle.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vaultgraph/vaultgraph/indexer"
+	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/cypher"
+	"github.com/vaultgraph/vaultgraph/snapshot/graphdb"
+)
+
+var update = flag.Bool("update", false, "rewrite the conformance golden files")
+
+const (
+	queriesFile = "../../testdata/cypher/queries.cypher"
+	goldenDir   = "../../testdata/cypher/golden"
+	demoVault   = "../../testdata/demo-vault"
+)
+
+type conformanceQuery struct {
+	Name    string
+	Query   string
+	Params  map[string]any
+	Timeout time.Duration
+	MaxRows int
+}
+
+// golden is one expected outcome: the query as translated and either its
+// result or its error.
+type golden struct {
+	Query      string           `json:"query"`
+	Params     map[string]any   `json:"params,omitempty"`
+	Translated string           `json:"translated,omitempty"`
+	Columns    []graphdb.Column `json:"columns,omitempty"`
+	Rows       [][]any          `json:"rows,omitempty"`
+	Truncated  bool             `json:"truncated,omitempty"`
+	Error      *cypher.Error    `json:"error,omitempty"`
+}
+
+func readQueries(t *testing.T) []conformanceQuery {
+	data, err := os.ReadFile(queriesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []conformanceQuery
+	var cur *conformanceQuery
+	var body []string
+	flush := func() {
+		if cur != nil {
+			cur.Query = strings.TrimSpace(strings.Join(body, "\n"))
+			out = append(out, *cur)
+		}
+		body = nil
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		switch {
+		case strings.HasPrefix(line, "// == "):
+			flush()
+			cur = &conformanceQuery{Name: strings.TrimPrefix(line, "// == ")}
+		case cur == nil:
+		case strings.HasPrefix(line, "// params: "):
+			dec := json.NewDecoder(strings.NewReader(strings.TrimPrefix(line, "// params: ")))
+			dec.UseNumber()
+			if err := dec.Decode(&cur.Params); err != nil {
+				t.Fatalf("%s: params: %v", cur.Name, err)
+			}
+		case strings.HasPrefix(line, "// timeout: "):
+			d, err := time.ParseDuration(strings.TrimPrefix(line, "// timeout: "))
+			if err != nil {
+				t.Fatalf("%s: %v", cur.Name, err)
+			}
+			cur.Timeout = d
+		case strings.HasPrefix(line, "// max_rows: "):
+			n, err := strconv.Atoi(strings.TrimPrefix(line, "// max_rows: "))
+			if err != nil {
+				t.Fatalf("%s: %v", cur.Name, err)
+			}
+			cur.MaxRows = n
+		default:
+			body = append(body, line)
+		}
+	}
+	flush()
+	return out
+}
+
+var (
+	demoOnce sync.Once
+	demoDir  string
+	demoErr  error
+)
+
+// demoSnapshot indexes the demo vault once per test binary, with the graph
+// stage only.
+func demoSnapshot(t testing.TB) string {
+	demoOnce.Do(func() {
+		data, err := os.MkdirTemp("", "vaultgraph-conformance-")
+		if err != nil {
+			demoErr = err
+			return
+		}
+		res, err := indexer.Run(context.Background(), indexer.Options{
+			Vault: demoVault, Data: data,
+			Stages: []indexer.Stage{indexer.GraphStage{BufferPoolSize: 256 << 20}},
+		})
+		if err != nil {
+			demoErr = err
+			return
+		}
+		demoDir = res.Dir
+	})
+	if demoErr != nil {
+		t.Fatal(demoErr)
+	}
+	return demoDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if demoDir != "" {
+		os.RemoveAll(filepath.Dir(filepath.Dir(demoDir)))
+	}
+	cleanupBench()
+	os.Exit(code)
+}
+
+// TestDemoSnapshotIsSealed checks that the graph file is covered by the
+// manifest and that the stage left nothing else in the snapshot.
+func TestDemoSnapshotIsSealed(t *testing.T) {
+	dir := demoSnapshot(t)
+	m, problems, err := snapshot.Verify(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) > 0 {
+		t.Fatalf("snapshot problems: %v", problems)
+	}
+	if _, ok := m.Files["graph.kuzu"]; !ok || m.Graph == nil {
+		t.Fatalf("graph not in the manifest: files %v", m.Files)
+	}
+	// Querying does not write to the snapshot: checksums still match.
+	db, err := graphdb.Open(dir, graphdb.Options{BufferPoolSize: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Query(context.Background(), "MATCH (n)-[r]->(m) RETURN count(*)", nil); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if _, problems, _ := snapshot.Verify(dir); len(problems) > 0 {
+		t.Fatalf("after a query: %v", problems)
+	}
+}
+
+func TestOpenSnapshotWithoutGraph(t *testing.T) {
+	data := t.TempDir()
+	res, err := indexer.Run(context.Background(), indexer.Options{Vault: demoVault, Data: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := graphdb.Open(res.Dir, graphdb.Options{}); !errors.Is(err, graphdb.ErrNoGraph) {
+		t.Fatalf("err = %v, want ErrNoGraph", err)
+	}
+	// The graph stage reports pending work, so the next run adds the
+	// graph although the vault did not change.
+	res2, err := indexer.Run(context.Background(), indexer.Options{Vault: demoVault, Data: data,
+		Stages: []indexer.Stage{indexer.GraphStage{BufferPoolSize: 128 << 20}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res2.Unchanged || res2.Manifest.Graph == nil {
+		t.Fatalf("second run: unchanged %v graph %v", res2.Unchanged, res2.Manifest.Graph)
+	}
+}
+
+func TestConformance(t *testing.T) {
+	queries := readQueries(t)
+	if len(queries) < 60 {
+		t.Fatalf("%d conformance queries, want at least 60", len(queries))
+	}
+	db, err := graphdb.Open(demoSnapshot(t), graphdb.Options{BufferPoolSize: 128 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	seen := map[string]bool{}
+	for _, q := range queries {
+		if seen[q.Name] {
+			t.Fatalf("duplicate query name %s", q.Name)
+		}
+		seen[q.Name] = true
+		t.Run(q.Name, func(t *testing.T) {
+			got := run(db, q)
+			path := filepath.Join(goldenDir, q.Name+".json")
+			if *update {
+				if err := os.MkdirAll(goldenDir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("result differs from %s (run with -update after checking it):\n got:\n%s", path, got)
+			}
+		})
+	}
+}
+
+func run(db *graphdb.DB, q conformanceQuery) []byte {
+	g := golden{Query: q.Query, Params: q.Params}
+	maxRows := q.MaxRows
+	if maxRows == 0 {
+		maxRows = graphdb.DefaultMaxRows
+	}
+	if tr, err := cypher.Compile(q.Query, db.Graph(), q.Params, cypher.Options{MaxRows: maxRows}); err == nil {
+		g.Translated = tr.Query
+	}
+	res, err := db.Run(context.Background(), graphdb.Request{Query: q.Query, Params: q.Params, Timeout: q.Timeout, MaxRows: q.MaxRows})
+	if err != nil {
+		var e *cypher.Error
+		if !errors.As(err, &e) {
+			e = &cypher.Error{Kind: "go", Message: err.Error()}
+		}
+		g.Error = e
+	} else {
+		g.Columns, g.Rows, g.Truncated = res.Columns, res.Rows, res.Truncated
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(g); err != nil {
+		panic(err)
+	}
+	return normalize(buf.Bytes())
+}
+
+// normalize replaces the notes' modification times, which depend on the
+// checkout, in the JSON text.
+func normalize(b []byte) []byte {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		panic(err)
+	}
+	v = scrub(v)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}
+
+func scrub(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if k == "modified" && x != nil {
+				v[k] = "<file mtime>"
+				continue
+			}
+			v[k] = scrub(x)
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = scrub(x)
+		}
+	}
+	return v
+}

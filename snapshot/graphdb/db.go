@@ -1,0 +1,202 @@
+package graphdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	kuzu "github.com/kuzudb/go-kuzu"
+
+	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/snapshot"
+)
+
+var (
+	// ErrNoGraph is returned by Open for a snapshot built without the
+	// graph stage.
+	ErrNoGraph = errors.New("snapshot has no graph database")
+	// ErrClosed is returned by queries on a closed DB.
+	ErrClosed = errors.New("graph database is closed")
+)
+
+// Options size a database opened for queries and set the defaults of its
+// queries.
+type Options struct {
+	// BufferPoolSize is Kuzu's buffer pool in bytes
+	// (DefaultQueryBufferPool when 0); Kuzu's own default takes 80% of
+	// the machine's memory.
+	BufferPoolSize uint64
+	// Threads caps the worker threads of the engine and of each query
+	// (DefaultThreads when 0).
+	Threads int
+	// Connections bounds the queries that run at once (4 when 0); more
+	// wait for a connection, or for their context to end.
+	Connections int
+	// Timeout is the default time limit of a query (30s when 0).
+	Timeout time.Duration
+	// MaxRows is the default row cap of a query (1000 when 0).
+	MaxRows int
+}
+
+// Defaults of Options.
+const (
+	DefaultConnections = 4
+	DefaultTimeout     = 30 * time.Second
+	DefaultMaxRows     = 1000
+)
+
+func (o Options) withDefaults() Options {
+	if o.BufferPoolSize == 0 {
+		o.BufferPoolSize = DefaultQueryBufferPool
+	}
+	if o.Threads <= 0 {
+		o.Threads = DefaultThreads
+	}
+	if o.Connections <= 0 {
+		o.Connections = DefaultConnections
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.MaxRows <= 0 {
+		o.MaxRows = DefaultMaxRows
+	}
+	return o
+}
+
+// DB is a snapshot's graph database opened read-only. It is safe for
+// concurrent use: each query takes one of a fixed set of connections.
+// Close it when done; it holds native memory the garbage collector does not
+// see.
+type DB struct {
+	db       *kuzu.Database
+	graph    *format.Graph
+	snapshot string
+	opts     Options
+	conns    chan *kuzu.Connection
+	nconns   int
+	names    *names
+
+	mu     sync.Mutex
+	closed bool
+	// done is closed by Close, waking queries that wait for a connection.
+	done chan struct{}
+}
+
+// Open opens the graph database of the snapshot in dir read-only. It checks
+// the snapshot's manifest (sizes only; snapshot.Verify checks sums) and
+// returns ErrNoGraph when the snapshot has no graph.
+func Open(dir string, opts Options) (*DB, error) {
+	snap, err := snapshot.Open(dir, snapshot.OpenOptions{})
+	if err != nil {
+		return nil, err
+	}
+	g := snap.Manifest.Graph
+	if g == nil {
+		return nil, fmt.Errorf("%w: %s was built without it; run vaultgraph index again", ErrNoGraph, snap.ID)
+	}
+	if g.Version != format.GraphVersion {
+		return nil, fmt.Errorf("%w: %s has graph layout %d, this build reads %d; run vaultgraph index again", ErrNoGraph, snap.ID, g.Version, format.GraphVersion)
+	}
+	db, err := OpenFile(filepath.Join(dir, format.GraphFile), g, opts)
+	if err != nil {
+		return nil, err
+	}
+	db.snapshot = snap.ID
+	return db, nil
+}
+
+// OpenFile opens the database file at path, described by g, read-only.
+func OpenFile(path string, g *format.Graph, opts Options) (*DB, error) {
+	opts = opts.withDefaults()
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s is missing", ErrNoGraph, path)
+	}
+	kdb, err := openReadOnly(path, opts.BufferPoolSize, opts.Threads)
+	if err != nil {
+		return nil, err
+	}
+	db := &DB{db: kdb, graph: g, opts: opts, conns: make(chan *kuzu.Connection, opts.Connections), names: newNames(g), done: make(chan struct{})}
+	for range opts.Connections {
+		conn, err := kuzu.OpenConnection(kdb)
+		if err != nil {
+			conn.Close()
+			return nil, errors.Join(fmt.Errorf("open graph connection: %w", err), db.Close())
+		}
+		conn.SetMaxNumThreads(uint64(opts.Threads))
+		db.conns <- conn
+		db.nconns++
+	}
+	return db, nil
+}
+
+// openReadOnly opens the engine in read-only mode, the first of the two
+// guards against writes (the translator refusing write clauses is the
+// other).
+func openReadOnly(path string, bufferPool uint64, threads int) (*kuzu.Database, error) {
+	cfg := kuzu.DefaultSystemConfig()
+	cfg.BufferPoolSize = bufferPool
+	cfg.MaxNumThreads = uint64(threads)
+	cfg.ReadOnly = true
+	db, err := kuzu.OpenDatabase(path, cfg)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open graph database %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// Graph returns the manifest section describing the database.
+func (db *DB) Graph() *format.Graph { return db.graph }
+
+// Snapshot returns the id of the snapshot the database belongs to ("" when
+// opened with OpenFile).
+func (db *DB) Snapshot() string { return db.snapshot }
+
+// acquire takes a connection, waiting for one to be free.
+func (db *DB) acquire(ctx context.Context) (*kuzu.Connection, error) {
+	select {
+	case conn := <-db.conns:
+		db.mu.Lock()
+		closed := db.closed
+		db.mu.Unlock()
+		if closed {
+			db.conns <- conn
+			return nil, ErrClosed
+		}
+		return conn, nil
+	case <-db.done:
+		return nil, ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (db *DB) release(conn *kuzu.Connection) { db.conns <- conn }
+
+// Close waits for running queries to finish (their timeouts bound the
+// wait), then closes every connection and the database. Queries that
+// start after Close get ErrClosed. Close is idempotent.
+func (db *DB) Close() error {
+	db.mu.Lock()
+	if db.closed {
+		db.mu.Unlock()
+		return nil
+	}
+	db.closed = true
+	close(db.done)
+	db.mu.Unlock()
+	// Every connection is either in the channel or held by a running
+	// query, which puts it back when done.
+	for range db.nconns {
+		conn := <-db.conns
+		conn.Close()
+	}
+	db.db.Close()
+	return nil
+}

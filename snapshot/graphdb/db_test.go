@@ -1,0 +1,198 @@
+package graphdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/snapshot/cypher"
+)
+
+// denseDB is a graph where every note links to every other: variable-length
+// paths over it explode, which makes a query that only a timeout stops.
+func denseDB(t *testing.T) *DB {
+	t.Helper()
+	var notes []format.Note
+	var edges []format.Edge
+	for i := range 25 {
+		notes = append(notes, format.Note{ID: fmt.Sprintf("n%d.md", i), Path: fmt.Sprintf("n%d.md", i), Title: fmt.Sprint(i)})
+	}
+	for i := range notes {
+		for j := range notes {
+			if i != j {
+				edges = append(edges, format.Edge{ID: fmt.Sprintf("%d-%d", i, j), Source: notes[i].ID, Target: notes[j].ID, Type: "links_to", Sign: 1, Count: 1})
+			}
+		}
+	}
+	dir := t.TempDir()
+	g, err := Build(context.Background(), dir, notes, edges, BuildOptions{BufferPoolSize: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := OpenFile(filepath.Join(dir, format.GraphFile), g, Options{BufferPoolSize: 128 << 20, Connections: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+const explodingQuery = "MATCH (a)-[*1..10]->(b) RETURN count(*)"
+
+func TestTimeout(t *testing.T) {
+	db := denseDB(t)
+	start := time.Now()
+	_, err := db.Run(context.Background(), Request{Query: explodingQuery, Timeout: 50 * time.Millisecond})
+	if cypher.KindOf(err) != cypher.KindTimeout {
+		t.Fatalf("err = %v, want a timeout", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("timeout of 50ms took %s", d)
+	}
+	// The connection is usable again.
+	if _, err := db.Query(context.Background(), "MATCH (n) RETURN count(n)", nil); err != nil {
+		t.Fatalf("query after a timeout: %v", err)
+	}
+}
+
+func TestCanceled(t *testing.T) {
+	db := denseDB(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		cancel()
+	}()
+	_, err := db.Run(ctx, Request{Query: explodingQuery, Timeout: time.Minute})
+	if cypher.KindOf(err) != cypher.KindCanceled {
+		t.Fatalf("err = %v, want canceled", err)
+	}
+}
+
+func TestRowCap(t *testing.T) {
+	db := openFixture(t)
+	res, err := db.Run(context.Background(), Request{Query: "MATCH (n) RETURN n.id ORDER BY n.id", MaxRows: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Truncated || len(res.Rows) != 2 || res.MaxRows != 2 {
+		t.Errorf("truncated %v rows %d max %d", res.Truncated, len(res.Rows), res.MaxRows)
+	}
+	res, err = db.Run(context.Background(), Request{Query: "MATCH (n) RETURN n.id", MaxRows: 4})
+	if err != nil || res.Truncated || len(res.Rows) != 4 {
+		t.Errorf("exactly MaxRows rows: truncated %v rows %d err %v", res.Truncated, len(res.Rows), err)
+	}
+	// A UNION is not capped by LIMIT; the reader still stops.
+	res, err = db.Run(context.Background(), Request{Query: "MATCH (n) RETURN n.id AS x UNION MATCH (m) RETURN m.title AS x", MaxRows: 3})
+	if err != nil || !res.Truncated || len(res.Rows) != 3 {
+		t.Errorf("union: truncated %v rows %d err %v", res.Truncated, len(res.Rows), err)
+	}
+}
+
+// TestConcurrentQueries runs queries from many goroutines at once; with
+// -race it checks the connection pool.
+func TestConcurrentQueries(t *testing.T) {
+	db := openFixture(t)
+	want := mustQuery(t, db, "MATCH (p:Person)-[r]->(x) RETURN p.title, type(r), x.title ORDER BY p.title, type(r), x.title", nil).Rows
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for g := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 10 {
+				res, err := db.Query(context.Background(), "MATCH (p:Person)-[r]->(x) RETURN p.title, type(r), x.title ORDER BY p.title, type(r), x.title", nil)
+				if err != nil {
+					errs <- fmt.Errorf("goroutine %d query %d: %w", g, i, err)
+					return
+				}
+				if !reflect.DeepEqual(res.Rows, want) {
+					errs <- fmt.Errorf("goroutine %d query %d: rows differ", g, i)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// TestCloseWaitsForQueries closes the database while queries run: Close
+// waits for them, and queries after it get ErrClosed.
+func TestCloseWaitsForQueries(t *testing.T) {
+	db := denseDB(t)
+	var wg sync.WaitGroup
+	results := make(chan error, 2)
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := db.Run(context.Background(), Request{Query: explodingQuery, Timeout: 300 * time.Millisecond})
+			results <- err
+		}()
+	}
+	time.Sleep(50 * time.Millisecond)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	close(results)
+	for err := range results {
+		if err != nil && cypher.KindOf(err) != cypher.KindTimeout && !errors.Is(err, ErrClosed) {
+			t.Errorf("query during Close: %v", err)
+		}
+	}
+	if _, err := db.Query(context.Background(), "RETURN 1", nil); !errors.Is(err, ErrClosed) {
+		t.Errorf("query after Close: %v, want ErrClosed", err)
+	}
+	if err := db.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
+
+func TestWaitForConnectionRespectsTimeout(t *testing.T) {
+	db := denseDB(t) // two connections
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			db.Run(context.Background(), Request{Query: explodingQuery, Timeout: 500 * time.Millisecond})
+		}()
+	}
+	time.Sleep(50 * time.Millisecond)
+	_, err := db.Run(context.Background(), Request{Query: "RETURN 1", Timeout: 20 * time.Millisecond})
+	if cypher.KindOf(err) != cypher.KindTimeout {
+		t.Errorf("err = %v, want a timeout while waiting for a connection", err)
+	}
+	wg.Wait()
+}
+
+// TestTwoDatabasesAtOnce opens two snapshots' databases in one process, as
+// the server does while it swaps snapshots.
+func TestTwoDatabasesAtOnce(t *testing.T) {
+	a, b := openFixture(t), denseDB(t)
+	var wg sync.WaitGroup
+	for _, db := range []*DB{a, b, a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := db.Query(context.Background(), "MATCH (n) RETURN count(n)", nil); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	res := mustQuery(t, a, "MATCH (n) RETURN count(n)", nil)
+	if res.Rows[0][0] != int64(4) {
+		t.Errorf("fixture has %v notes", res.Rows[0][0])
+	}
+}

@@ -1,0 +1,23 @@
+// Package graphdb owns a snapshot's graph database: it builds the Kuzu
+// database (format.GraphFile) from the snapshot's notes and edges, opens it
+// read-only, and runs openCypher queries written in vault names against it,
+// with a timeout and a row cap, returning typed results.
+//
+// Building (Build) infers a typed column for every property key, escapes
+// names the way format/graph.go documents, writes Parquet staging files with
+// PLAIN-encoded strings into a temporary folder of the snapshot directory,
+// bulk-loads them with COPY FROM, removes them, and reopens the database
+// read-only to check the row counts. The returned format.Graph goes into the
+// manifest.
+//
+// Querying (Open, DB.Query, DB.Run) is read-only twice over: the engine is
+// opened with ReadOnly set, and package cypher refuses write clauses and
+// procedure calls before the engine sees them. A DB is safe for concurrent
+// use; it holds a fixed pool of connections, which bounds the queries that
+// run at once, and a buffer pool sized by Options (Kuzu's own default would
+// take 80% of the machine's memory).
+//
+// Kuzu runs in this process through cgo. A crash inside it ends the
+// process; package cypher rewrites the inputs known to crash Kuzu 0.11.3
+// (functions given an untyped null), see its documentation.
+package graphdb

@@ -1,0 +1,339 @@
+package graphdb
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"sort"
+	"strings"
+	"time"
+
+	kuzu "github.com/kuzudb/go-kuzu"
+
+	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/snapshot/cypher"
+)
+
+// Result is the answer to a query: typed columns and rows of JSON-ready
+// values. Nodes, relationships and paths are *Node, *Relationship and
+// *Path; dates are "2006-01-02" strings, datetimes RFC 3339 strings in UTC,
+// durations Go duration strings. The same shape is returned whatever the
+// query, so the REST server and the MCP tool can pass it on unchanged.
+type Result struct {
+	Columns []Column `json:"columns"`
+	Rows    [][]any  `json:"rows"`
+	// Truncated is set when the query had more rows than MaxRows; Rows
+	// then holds the first MaxRows.
+	Truncated bool `json:"truncated"`
+	MaxRows   int  `json:"max_rows"`
+	// Snapshot is the id of the snapshot queried.
+	Snapshot  string  `json:"snapshot,omitempty"`
+	ElapsedMS float64 `json:"elapsed_ms"`
+	// Translated is the query as sent to the engine, for debugging.
+	Translated string `json:"-"`
+}
+
+// Column is a result column: its name as the query wrote it and the type of
+// its values: string, int, float, bool, date, datetime, duration, list,
+// map, node, relationship, path; "null" when every value is null, "any"
+// when values differ in type.
+type Column struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+// Node is a note (or a stub) in a result.
+type Node struct {
+	Kind   string   `json:"_type"` // "node"
+	ID     string   `json:"id"`
+	Labels []string `json:"labels"`
+	// Properties are every property with a value, by vault name: the
+	// built-in path, title, folder, tags, aliases, stub, modified, size
+	// and the note's frontmatter and inline fields.
+	Properties map[string]any `json:"properties"`
+}
+
+// Relationship is an edge in a result.
+type Relationship struct {
+	Kind string `json:"_type"` // "relationship"
+	ID   string `json:"id"`
+	// Type is the edge type as written in the vault.
+	Type string `json:"type"`
+	// Start and End are the note ids of the edge's source and target.
+	Start      string         `json:"start"`
+	End        string         `json:"end"`
+	Properties map[string]any `json:"properties"`
+}
+
+// Path is a named path in a result.
+type Path struct {
+	Kind          string          `json:"_type"` // "path"
+	Nodes         []*Node         `json:"nodes"`
+	Relationships []*Relationship `json:"relationships"`
+}
+
+// names maps the database's escaped names back to vault names.
+type names struct {
+	noteCols map[string]string
+	edgeCols map[string]string
+	tables   map[string]string
+	// messages rewrites escaped names in engine error messages.
+	messages *strings.Replacer
+}
+
+func newNames(g *format.Graph) *names {
+	n := &names{noteCols: map[string]string{}, edgeCols: map[string]string{}, tables: map[string]string{}}
+	var pairs [][2]string
+	for _, p := range g.NoteProperties {
+		n.noteCols[p.Column] = p.Name
+		pairs = append(pairs, [2]string{p.Column, p.Name})
+	}
+	for _, p := range g.EdgeProperties {
+		n.edgeCols[p.Column] = p.Name
+		pairs = append(pairs, [2]string{p.Column, p.Name})
+	}
+	for _, t := range g.EdgeTypes {
+		n.tables[t.Table] = t.Name
+		pairs = append(pairs, [2]string{t.Table, t.Name})
+	}
+	// Longest first, so that p_a_1234 is not rewritten as p_a then _1234.
+	sort.Slice(pairs, func(i, j int) bool { return len(pairs[i][0]) > len(pairs[j][0]) })
+	var args []string
+	for _, p := range pairs {
+		args = append(args, p[0], p[1])
+	}
+	n.messages = strings.NewReplacer(args...)
+	return n
+}
+
+// converter turns engine values into result values.
+type converter struct {
+	names *names
+}
+
+// value converts one engine value and reports its column type.
+func (c *converter) value(v any) (any, string) {
+	switch v := v.(type) {
+	case nil:
+		return nil, ""
+	case bool:
+		return v, "bool"
+	case string:
+		return v, "string"
+	case int64:
+		return v, "int"
+	case int8, int16, int32, uint8, uint16, uint32:
+		return toInt64(v), "int"
+	case uint64:
+		if v > math.MaxInt64 {
+			return fmt.Sprint(v), "int"
+		}
+		return int64(v), "int"
+	case *big.Int:
+		// Kuzu sums 64-bit integers into 128 bits.
+		if v.IsInt64() {
+			return v.Int64(), "int"
+		}
+		return v.String(), "int"
+	case float64:
+		return jsonFloat(v), "float"
+	case float32:
+		return jsonFloat(float64(v)), "float"
+	case time.Time:
+		return temporal(v)
+	case time.Duration:
+		return v.String(), "duration"
+	case []any:
+		out := make([]any, len(v))
+		for i, it := range v {
+			out[i], _ = c.value(it)
+		}
+		return out, "list"
+	case map[string]any:
+		out := c.structValue(v)
+		if out == nil {
+			return nil, ""
+		}
+		return out, "map"
+	case []kuzu.MapItem:
+		return c.mapValue(v), "map"
+	case kuzu.Node:
+		return c.node(v), "node"
+	case kuzu.Relationship:
+		return c.rel(v), "relationship"
+	case kuzu.RecursiveRelationship:
+		return c.path(v), "path"
+	case kuzu.InternalID:
+		return fmt.Sprintf("%d:%d", v.TableID, v.Offset), "string"
+	case fmt.Stringer:
+		return v.String(), "string"
+	}
+	return fmt.Sprint(v), "string"
+}
+
+func toInt64(v any) int64 {
+	switch v := v.(type) {
+	case int8:
+		return int64(v)
+	case int16:
+		return int64(v)
+	case int32:
+		return int64(v)
+	case uint8:
+		return int64(v)
+	case uint16:
+		return int64(v)
+	case uint32:
+		return int64(v)
+	}
+	return 0
+}
+
+// jsonFloat keeps NaN and infinities, which JSON cannot encode, as strings.
+func jsonFloat(f float64) any {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	return f
+}
+
+// temporal tells dates from timestamps. go-kuzu returns both as time.Time:
+// dates in time.UTC, timestamps through time.Unix in time.Local. A program
+// that sets time.Local to time.UTC makes the two indistinguishable; a
+// midnight timestamp then reads as a date.
+func temporal(t time.Time) (any, string) {
+	if t.Location() == time.UTC && t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0 {
+		return t.Format(time.DateOnly), "date"
+	}
+	return t.UTC().Format(time.RFC3339Nano), "datetime"
+}
+
+// structValue converts a Kuzu STRUCT. One built by properties() carries the
+// cypher.PropertiesMarker field: the marker and the null fields are
+// dropped, since a property without a value does not exist.
+func (c *converter) structValue(m map[string]any) any {
+	_, props := m[cypher.PropertiesMarker]
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if props && (k == cypher.PropertiesMarker || v == nil) {
+			continue
+		}
+		out[k], _ = c.value(v)
+	}
+	if props && len(out) == 0 {
+		// Every note and edge has built-in properties with values, so an
+		// empty map is the properties of a null node (OPTIONAL MATCH).
+		return nil
+	}
+	return out
+}
+
+func (c *converter) mapValue(items []kuzu.MapItem) any {
+	out := make(map[string]any, len(items))
+	for _, it := range items {
+		k, ok := it.Key.(string)
+		if !ok {
+			k = fmt.Sprint(it.Key)
+		}
+		out[k], _ = c.value(it.Value)
+	}
+	return out
+}
+
+func (c *converter) node(n kuzu.Node) *Node {
+	out := &Node{Kind: "node", Labels: []string{}, Properties: map[string]any{}}
+	for col, v := range n.Properties {
+		switch col {
+		case "id":
+			out.ID, _ = v.(string)
+			continue
+		case "labels":
+			if l, ok := v.([]any); ok {
+				for _, s := range l {
+					if str, ok := s.(string); ok {
+						out.Labels = append(out.Labels, str)
+					}
+				}
+			}
+			continue
+		case format.GraphKeysColumn:
+			continue
+		}
+		if v == nil {
+			continue
+		}
+		name := col
+		if vn, ok := c.names.noteCols[col]; ok {
+			name = vn
+		}
+		out.Properties[name], _ = c.value(v)
+	}
+	return out
+}
+
+func (c *converter) rel(r kuzu.Relationship) *Relationship {
+	out := &Relationship{Kind: "relationship", Type: c.names.tables[r.Label], Properties: map[string]any{}}
+	for col, v := range r.Properties {
+		switch col {
+		case "id":
+			out.ID, _ = v.(string)
+			continue
+		case format.GraphTypeColumn:
+			if s, ok := v.(string); ok {
+				out.Type = s
+			}
+			continue
+		case format.GraphSourceColumn:
+			out.Start, _ = v.(string)
+			continue
+		case format.GraphTargetColumn:
+			out.End, _ = v.(string)
+			continue
+		case format.GraphKeysColumn:
+			continue
+		}
+		if v == nil {
+			continue
+		}
+		name := col
+		if vn, ok := c.names.edgeCols[col]; ok {
+			name = vn
+		}
+		out.Properties[name], _ = c.value(v)
+	}
+	return out
+}
+
+func (c *converter) path(p kuzu.RecursiveRelationship) *Path {
+	out := &Path{Kind: "path", Nodes: []*Node{}, Relationships: []*Relationship{}}
+	for _, n := range p.Nodes {
+		out.Nodes = append(out.Nodes, c.node(n))
+	}
+	for _, r := range p.Relationships {
+		out.Relationships = append(out.Relationships, c.rel(r))
+	}
+	return out
+}
+
+// columnType folds the types of one column's values.
+func columnType(types []string) string {
+	t := ""
+	for _, typ := range types {
+		switch {
+		case typ == "":
+		case t == "":
+			t = typ
+		case t != typ:
+			return "any"
+		}
+	}
+	if t == "" {
+		return "null"
+	}
+	return t
+}

@@ -1,0 +1,198 @@
+package graphdb
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/vaultgraph/vaultgraph/format"
+)
+
+// column is one column of a staging file and of its table.
+type column struct {
+	name string // same in the Parquet file and the Kuzu table
+	typ  string // Kuzu type
+}
+
+// parquetNode returns the Parquet type of a Kuzu column type. Strings are
+// PLAIN-encoded: Kuzu 0.11.3 aborts on parquet-go's default
+// DELTA_LENGTH_BYTE_ARRAY encoding (see format/doc.go). Every column is
+// optional, so a null is a null and not a zero value.
+func parquetNode(typ string) parquet.Node {
+	if elem, ok := strings.CutSuffix(typ, "[]"); ok {
+		return parquet.Optional(parquet.List(parquetNode(elem)))
+	}
+	switch typ {
+	case "INT64":
+		return parquet.Optional(parquet.Int(64))
+	case "DOUBLE":
+		return parquet.Optional(parquet.Leaf(parquet.DoubleType))
+	case "BOOLEAN":
+		return parquet.Optional(parquet.Leaf(parquet.BooleanType))
+	case "DATE":
+		return parquet.Optional(parquet.Date())
+	case "TIMESTAMP":
+		return parquet.Optional(parquet.Timestamp(parquet.Microsecond))
+	}
+	return parquet.Optional(parquet.Encoded(parquet.String(), &parquet.Plain))
+}
+
+// writeStaging writes rows (maps from column name to value) as a Parquet
+// file with the given columns.
+func writeStaging(path string, cols []column, rows []map[string]any) error {
+	for _, r := range rows {
+		for k, v := range r {
+			r[k] = present(v)
+		}
+	}
+	group := parquet.Group{}
+	for _, c := range cols {
+		group[c.name] = parquetNode(c.typ)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("write staging file: %w", err)
+	}
+	w := parquet.NewGenericWriter[any](f, parquet.NewSchema("rows", group))
+	batch := make([]any, 0, 1024)
+	for i, r := range rows {
+		batch = append(batch, r)
+		if len(batch) == cap(batch) || i == len(rows)-1 {
+			if _, err = w.Write(batch); err != nil {
+				break
+			}
+			batch = batch[:0]
+		}
+	}
+	if err == nil {
+		err = w.Close()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return errors.Join(fmt.Errorf("write staging file %s: %w", path, err), os.Remove(path))
+	}
+	return nil
+}
+
+// noteColumns are the columns of the note table, in table order.
+func (plan *schemaPlan) noteColumns() []column {
+	var cols []column
+	for _, b := range format.NoteBuiltins {
+		cols = append(cols, column{b.Name, b.Type})
+	}
+	cols = append(cols, column{format.GraphKeysColumn, "STRING[]"})
+	for _, c := range plan.noteProps {
+		cols = append(cols, column{c.column, c.typ})
+	}
+	return cols
+}
+
+// edgeColumns are the columns of one relationship table, in table order
+// (after FROM and TO).
+func (plan *schemaPlan) edgeColumns(et *edgeTable) []column {
+	var cols []column
+	for _, b := range format.EdgeBuiltins {
+		cols = append(cols, column{b.Name, b.Type})
+	}
+	cols = append(cols,
+		column{format.GraphTypeColumn, "STRING"},
+		column{format.GraphSourceColumn, "STRING"},
+		column{format.GraphTargetColumn, "STRING"},
+		column{format.GraphKeysColumn, "STRING[]"},
+	)
+	for _, c := range plan.edgeProps {
+		if et.keys[c.key] {
+			cols = append(cols, column{c.column, c.typ})
+		}
+	}
+	return cols
+}
+
+// noteRow is a note's row of the staging file. Stubs have no path, size or
+// modification time: null, not an empty string or the zero time.
+func (plan *schemaPlan) noteRow(n format.Note) map[string]any {
+	row := map[string]any{
+		"id": n.ID, "title": n.Title, "folder": n.Folder,
+		"labels": strList(n.Labels), "tags": strList(n.Tags), "aliases": strList(n.Aliases), "stub": n.Stub,
+	}
+	keys := []string{"title", "folder", "tags", "aliases", "stub"}
+	if !n.Stub {
+		row["path"], row["size"] = n.Path, n.Size
+		keys = append(keys, "path", "size")
+		if !n.Modified.IsZero() {
+			row["modified"] = n.Modified.UTC().Truncate(time.Microsecond)
+			keys = append(keys, "modified")
+		}
+	}
+	seen := map[string]bool{}
+	for _, p := range n.Properties {
+		col := plan.noteByKey[p.Key]
+		if col == nil || seen[p.Key] {
+			continue
+		}
+		seen[p.Key] = true
+		if v := col.valueOf(p); v != nil {
+			row[col.column] = v
+			keys = append(keys, col.name)
+		}
+	}
+	sort.Strings(keys)
+	row[format.GraphKeysColumn] = strList(keys)
+	return row
+}
+
+func (plan *schemaPlan) edgeRow(e format.Edge) map[string]any {
+	row := map[string]any{
+		"id": e.ID, "sign": int64(e.Sign), "count": int64(e.Count), "line": int64(e.Line),
+		"sentence": e.Sentence, "anchors": strList(e.Anchors), "origin": e.Origin, "unresolved": e.Unresolved,
+		format.GraphTypeColumn: e.Type, format.GraphSourceColumn: e.Source, format.GraphTargetColumn: e.Target,
+	}
+	keys := []string{"sign", "count", "line", "sentence", "anchors", "origin", "unresolved"}
+	if e.Heading != "" {
+		row["heading"] = e.Heading
+		keys = append(keys, "heading")
+	}
+	for _, p := range edgeProperties(e) {
+		col := plan.edgeByKey[p.Key]
+		if v := col.valueOf(p); v != nil {
+			row[col.column] = v
+			keys = append(keys, col.name)
+		}
+	}
+	sort.Strings(keys)
+	row[format.GraphKeysColumn] = strList(keys)
+	return row
+}
+
+func strList(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+// present marks a scalar as a value: parquet-go writes the zero value of an
+// optional column (0, false, "") as null unless it is given a pointer.
+func present(v any) any {
+	switch v := v.(type) {
+	case int64:
+		return &v
+	case float64:
+		return &v
+	case bool:
+		return &v
+	case string:
+		return &v
+	case time.Time:
+		return &v
+	}
+	return v
+}
