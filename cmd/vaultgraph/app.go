@@ -25,6 +25,8 @@ func newApp() *cli.App {
 			genCommand(),
 			searchCommand(),
 			queryCommand(),
+			graphCommand(),
+			retrieveCommand(),
 		},
 		// Errors go back to main, which prints them and picks the exit code.
 		ExitErrHandler:  func(*cli.Context, error) {},

@@ -18,7 +18,7 @@ func stages(c *cli.Context) ([]indexer.Stage, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := []indexer.Stage{embedding}
+	st := []indexer.Stage{embedding, indexer.BM25Stage{}}
 	if g := graphStage(c); g != nil {
 		st = append(st, g)
 	}

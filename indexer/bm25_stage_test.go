@@ -1,0 +1,72 @@
+package indexer
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/bm25"
+)
+
+func TestBM25Stage(t *testing.T) {
+	vault := filepath.Join("..", "testdata", "demo-vault")
+	data := t.TempDir()
+	res, err := Run(context.Background(), Options{Vault: vault, Data: data, Stages: []Stage{BM25Stage{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := snapshot.Open(res.Dir, snapshot.OpenOptions{VerifyChecksums: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := s.Manifest.BM25
+	if sec == nil || sec.Docs != s.Manifest.Counts.Chunks || sec.File != format.BM25File || sec.Tokenizer != bm25.TokenizerVersion {
+		t.Fatalf("manifest section %+v, chunks %d", sec, s.Manifest.Counts.Chunks)
+	}
+	if _, ok := s.Manifest.Files[format.BM25File]; !ok {
+		t.Fatal("bm25 file not covered by the manifest's checksums")
+	}
+	ix, err := bm25.Open(filepath.Join(s.Dir, format.BM25File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, err := s.Chunks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, len(chunks))
+	for i, c := range chunks {
+		ids[i] = c.ID
+	}
+	if ix.DocsDigest() != bm25.DocsDigest(ids) {
+		t.Fatal("docs digest does not match the chunks table")
+	}
+	// The trash is not indexed: its only word appears nowhere.
+	if hits := ix.Search(bm25.Tokenize("zeppelin"), 5); len(hits) != 0 {
+		t.Errorf("zeppelin found in %s", chunks[hits[0].Doc].ID)
+	}
+	// A note's aliases find its chunks although the text never says them.
+	hits := ix.Search(bm25.Tokenize("Acme Corporation"), 3)
+	if len(hits) == 0 || chunks[hits[0].Doc].Note != "Companies/Acme.md" {
+		t.Errorf("alias search: %+v", hits)
+	}
+	hits = ix.Search(bm25.Tokenize("recrawl interval 36 hours"), 3)
+	if len(hits) == 0 {
+		t.Fatal("no hit for the recrawl interval")
+	}
+	if n := chunks[hits[0].Doc].Note; n != "Papers/Crawling the Long Tail.md" && n != "Projects/Crawler.md" && n != "Topics/Web Crawling.md" {
+		t.Errorf("recrawl interval: best hit in %s", n)
+	}
+
+	// An unchanged vault publishes nothing; a parent without the index is
+	// pending.
+	if !(BM25Stage{}).Pending(&snapshot.Snapshot{Manifest: &format.Manifest{}}) || (BM25Stage{}).Pending(s) {
+		t.Error("Pending is wrong")
+	}
+	again, err := Run(context.Background(), Options{Vault: vault, Data: data, Stages: []Stage{BM25Stage{}}})
+	if err != nil || !again.Unchanged {
+		t.Fatalf("second run: %+v, %v", again, err)
+	}
+}

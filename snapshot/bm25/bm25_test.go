@@ -1,0 +1,146 @@
+package bm25
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/vaultgraph/vaultgraph/format"
+)
+
+func TestTokenize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"What does the Search project depend on, and who works on it?", []string{"search", "project", "depend", "work"}},
+		{"Zoë's Über-Ranking: dependencies, funds & crawlers", []string{"zoe", "uber", "ranking", "dependency", "fund", "crawler"}},
+		{"BM25 b = 0.3; p95 latency 150 ms; nDCG@10 0.47", []string{"bm25", "0", "3", "p95", "latency", "150", "ms", "ndcg", "10", "0", "47"}},
+		{"depends_on:: [[Crawler]] {critical: true}", []string{"depend", "crawler", "critical", "true"}},
+		{"analysis bus glass status", []string{"analysis", "bus", "glass", "status"}},
+		{"ＡＣＭＥ Corp", []string{"acme", "corp"}},
+		{"", nil},
+	}
+	for _, tc := range tests {
+		if got := Tokenize(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("Tokenize(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// sample builds a small index and returns its file's bytes.
+func sample(t testing.TB) ([]byte, []string) {
+	t.Helper()
+	docs := []string{
+		"Acme funds the Search project with 250000 EUR",
+		"Search depends on Ranking and the Crawler",
+		"Bob contributes 120 hours to Search; Zoë contributes 60 hours",
+		"The crawler recrawls pages every 36 hours",
+		"",
+	}
+	b := NewBuilder()
+	ids := make([]string, len(docs))
+	for i, d := range docs {
+		ids[i] = "doc" + string(rune('0'+i))
+		b.Add(ids[i], Tokenize(d))
+	}
+	path := filepath.Join(t.TempDir(), format.BM25File)
+	sec, err := b.WriteFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sec.Docs != len(docs) || sec.File != format.BM25File || sec.Terms == 0 {
+		t.Fatalf("section %+v", sec)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, ids
+}
+
+func TestRoundTrip(t *testing.T) {
+	data, ids := sample(t)
+	ix, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.Docs() != 5 || ix.DocsDigest() != DocsDigest(ids) {
+		t.Fatalf("docs %d, digest mismatch %v", ix.Docs(), ix.DocsDigest() != DocsDigest(ids))
+	}
+	hits := ix.Search(Tokenize("how many hours does Zoe contribute"), 10)
+	if len(hits) == 0 || hits[0].Doc != 2 {
+		t.Fatalf("hits = %+v, want doc 2 first", hits)
+	}
+	hits = ix.Search(Tokenize("crawler"), 10)
+	if len(hits) != 2 || !(hits[0].Doc == 3 || hits[0].Doc == 1) {
+		t.Errorf("crawler hits = %+v", hits)
+	}
+	if hits := ix.Search(Tokenize("zeppelin"), 10); len(hits) != 0 {
+		t.Errorf("unknown term found %+v", hits)
+	}
+	// Rarer terms weigh more: "250000" is in one document, "search" in three.
+	s := ix.Scores(Tokenize("250000 search"))
+	if !(s[0] > s[1] && s[0] > s[2]) {
+		t.Errorf("scores %v", s)
+	}
+	if len(Top(s, 0)) != 0 || len(Top(s, 1)) != 1 {
+		t.Error("Top bounds")
+	}
+}
+
+func TestCorruptFiles(t *testing.T) {
+	data, _ := sample(t)
+	le := binary.LittleEndian
+	set32 := func(off int, v uint32) func([]byte) []byte {
+		return func(b []byte) []byte { le.PutUint32(b[off:], v); return b }
+	}
+	tests := map[string]func([]byte) []byte{
+		"empty":             func([]byte) []byte { return nil },
+		"bad magic":         func(b []byte) []byte { b[0] = 'X'; return b },
+		"layout version":    set32(8, 2),
+		"tokenizer version": set32(12, 99),
+		"truncated":         func(b []byte) []byte { return b[:len(b)-3] },
+		"extra byte":        func(b []byte) []byte { return append(b, 0) },
+		"huge doc count":    set32(16, 1<<31),
+		"huge term count":   set32(20, 1<<31),
+		"postings count":    func(b []byte) []byte { le.PutUint64(b[24:], 1); return b },
+		"total terms":       func(b []byte) []byte { le.PutUint64(b[32:], 3); return b },
+		"k1 NaN":            set32(40, 0x7fc00000),
+		"blob length":       set32(48, 1<<30),
+		"doc length zero":   set32(headerSize, 0),
+		"flipped posting":   func(b []byte) []byte { b[len(b)-2] ^= 0xff; return b },
+	}
+	for name, mutate := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, err := Decode(mutate(bytes.Clone(data)))
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("err = %v, want ErrCorrupt", err)
+			}
+		})
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	data, _ := sample(f)
+	f.Add(data)
+	f.Add(data[:headerSize])
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ix, err := Decode(b)
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("error not wrapping ErrCorrupt: %v", err)
+			}
+			return
+		}
+		// Whatever decodes must answer queries without panicking.
+		for t := range min(ix.Terms(), 8) {
+			ix.Search([]string{string(ix.term(t))}, 3)
+		}
+		ix.Search([]string{"search", "crawler"}, 5)
+	})
+}

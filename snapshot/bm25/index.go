@@ -1,0 +1,308 @@
+package bm25
+
+import (
+	"bytes"
+	"container/heap"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+
+	"github.com/vaultgraph/vaultgraph/format"
+)
+
+// ErrCorrupt is wrapped by every error about a damaged or foreign file.
+var ErrCorrupt = errors.New("corrupt bm25 index")
+
+// Index is a decoded BM25 file. It is immutable and safe for concurrent
+// use.
+type Index struct {
+	docs, terms     int
+	total           uint64
+	avgLen          float64
+	k1, b           float64
+	digest          [32]byte
+	lengths         []uint32
+	termOff         []uint32
+	postOff         []uint64
+	df              []uint32
+	blob            []byte
+	postings        []byte
+	tokenizer       uint32
+	postingsEntries uint64
+}
+
+// Open reads and decodes the index file at path.
+func Open(path string) (*Index, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("open bm25 index: %w", err)
+	}
+	ix, err := Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ix, nil
+}
+
+func corrupt(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...)
+}
+
+// Decode checks and decodes an index file held in data, which the Index
+// keeps referring to. Any inconsistency (sizes, offsets, term order,
+// postings) is an error wrapping ErrCorrupt; a file of another layout or
+// tokenizer version is refused too, since its terms would not match the
+// queries'.
+func Decode(data []byte) (*Index, error) {
+	if len(data) < headerSize || string(data[:8]) != fileMagic {
+		return nil, corrupt("not a bm25 index")
+	}
+	le := binary.LittleEndian
+	if v := le.Uint32(data[8:]); v != format.BM25Version {
+		return nil, corrupt("layout version %d, this build reads %d; index the vault again", v, format.BM25Version)
+	}
+	ix := &Index{
+		tokenizer:       le.Uint32(data[12:]),
+		docs:            int(le.Uint32(data[16:])),
+		terms:           int(le.Uint32(data[20:])),
+		postingsEntries: le.Uint64(data[24:]),
+		total:           le.Uint64(data[32:]),
+		k1:              float64(math.Float32frombits(le.Uint32(data[40:]))),
+		b:               float64(math.Float32frombits(le.Uint32(data[44:]))),
+	}
+	if ix.tokenizer != TokenizerVersion {
+		return nil, corrupt("tokenizer version %d, this build tokenizes with %d; index the vault again", ix.tokenizer, TokenizerVersion)
+	}
+	if !(ix.k1 >= 0 && ix.k1 <= 100) || !(ix.b >= 0 && ix.b <= 1) {
+		return nil, corrupt("parameters k1 %g, b %g out of range", ix.k1, ix.b)
+	}
+	copy(ix.digest[:], data[digestStart:digestStart+32])
+	blobLen := uint64(le.Uint32(data[48:]))
+	// Section sizes in uint64, so that no count can overflow them.
+	rest := uint64(len(data) - headerSize)
+	need := 4*uint64(ix.docs) + 4*(uint64(ix.terms)+1) + 8*(uint64(ix.terms)+1) + 4*uint64(ix.terms) + blobLen
+	if need > rest {
+		return nil, corrupt("file is %d bytes, its sections need more", len(data))
+	}
+	p := data[headerSize:]
+	take := func(n int) []byte {
+		b := p[:n]
+		p = p[n:]
+		return b
+	}
+	ix.lengths = u32s(take(4 * ix.docs))
+	ix.termOff = u32s(take(4 * (ix.terms + 1)))
+	ix.postOff = u64s(take(8 * (ix.terms + 1)))
+	ix.df = u32s(take(4 * ix.terms))
+	ix.blob = take(int(blobLen))
+	ix.postings = p
+	if err := ix.check(); err != nil {
+		return nil, err
+	}
+	if ix.docs > 0 {
+		ix.avgLen = float64(ix.total) / float64(ix.docs)
+	}
+	return ix, nil
+}
+
+func u32s(b []byte) []uint32 {
+	out := make([]uint32, len(b)/4)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return out
+}
+
+func u64s(b []byte) []uint64 {
+	out := make([]uint64, len(b)/8)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint64(b[8*i:])
+	}
+	return out
+}
+
+// check validates everything a query relies on, once, so that queries
+// need no checks.
+func (ix *Index) check() error {
+	var total uint64
+	for _, n := range ix.lengths {
+		total += uint64(n)
+	}
+	if total != ix.total {
+		return corrupt("document lengths add up to %d, header says %d", total, ix.total)
+	}
+	if ix.termOff[0] != 0 || uint64(ix.termOff[ix.terms]) != uint64(len(ix.blob)) {
+		return corrupt("term offsets do not span the term bytes")
+	}
+	if ix.postOff[0] != 0 || ix.postOff[ix.terms] != uint64(len(ix.postings)) {
+		return corrupt("postings offsets do not span the postings")
+	}
+	var entries uint64
+	for t := range ix.terms {
+		if ix.termOff[t] >= ix.termOff[t+1] || ix.postOff[t] >= ix.postOff[t+1] {
+			return corrupt("term %d: empty or decreasing offsets", t)
+		}
+		if t > 0 && bytes.Compare(ix.term(t-1), ix.term(t)) >= 0 {
+			return corrupt("terms not in strictly ascending order at %d", t)
+		}
+		n, err := ix.checkPostings(t)
+		if err != nil {
+			return err
+		}
+		entries += n
+	}
+	if entries != ix.postingsEntries {
+		return corrupt("%d postings, header says %d", entries, ix.postingsEntries)
+	}
+	return nil
+}
+
+func (ix *Index) checkPostings(t int) (uint64, error) {
+	p := ix.postings[ix.postOff[t]:ix.postOff[t+1]]
+	var n uint64
+	doc := uint64(0)
+	for len(p) > 0 {
+		gap, k := binary.Uvarint(p)
+		if k <= 0 {
+			return 0, corrupt("term %d: bad posting", t)
+		}
+		p = p[k:]
+		tf, k := binary.Uvarint(p)
+		if k <= 0 || tf == 0 || tf > math.MaxUint32 {
+			return 0, corrupt("term %d: bad frequency", t)
+		}
+		p = p[k:]
+		if n > 0 && gap == 0 {
+			return 0, corrupt("term %d: documents not ascending", t)
+		}
+		doc += gap
+		if doc >= uint64(ix.docs) || gap > uint64(ix.docs) {
+			return 0, corrupt("term %d: document %d out of range", t, doc)
+		}
+		if tf > uint64(ix.lengths[doc]) {
+			return 0, corrupt("term %d: frequency %d in a document of %d terms", t, tf, ix.lengths[doc])
+		}
+		n++
+	}
+	if n != uint64(ix.df[t]) {
+		return 0, corrupt("term %d: %d postings, document frequency says %d", t, n, ix.df[t])
+	}
+	return n, nil
+}
+
+func (ix *Index) term(t int) []byte { return ix.blob[ix.termOff[t]:ix.termOff[t+1]] }
+
+// Docs returns the number of documents.
+func (ix *Index) Docs() int { return ix.docs }
+
+// Terms returns the number of distinct terms.
+func (ix *Index) Terms() int { return ix.terms }
+
+// DocsDigest returns the digest of the chunk ids the index was built for;
+// compare it with DocsDigest of the snapshot's chunk ids.
+func (ix *Index) DocsDigest() [32]byte { return ix.digest }
+
+// lookup returns the term's number, or -1.
+func (ix *Index) lookup(term string) int {
+	t := sort.Search(ix.terms, func(i int) bool { return string(ix.term(i)) >= term })
+	if t < ix.terms && string(ix.term(t)) == term {
+		return t
+	}
+	return -1
+}
+
+// idf is the BM25 inverse document frequency, never negative.
+func (ix *Index) idf(t int) float64 {
+	n := float64(ix.df[t])
+	return math.Log(1 + (float64(ix.docs)-n+0.5)/(n+0.5))
+}
+
+// Scores returns the BM25 score of every document for the query terms
+// (Tokenize's output; duplicates count once), indexed by document. Terms
+// the index does not know add nothing.
+func (ix *Index) Scores(terms []string) []float32 {
+	scores := make([]float32, ix.docs)
+	seen := map[string]bool{}
+	for _, term := range terms {
+		if seen[term] {
+			continue
+		}
+		seen[term] = true
+		t := ix.lookup(term)
+		if t < 0 {
+			continue
+		}
+		idf := ix.idf(t)
+		p := ix.postings[ix.postOff[t]:ix.postOff[t+1]]
+		doc := uint64(0)
+		for len(p) > 0 {
+			gap, k := binary.Uvarint(p)
+			p = p[k:]
+			tf, k := binary.Uvarint(p)
+			p = p[k:]
+			doc += gap
+			f := float64(tf)
+			norm := ix.k1 * (1 - ix.b + ix.b*float64(ix.lengths[doc])/ix.avgLen)
+			scores[doc] += float32(idf * f * (ix.k1 + 1) / (f + norm))
+		}
+	}
+	return scores
+}
+
+// Hit is a document and its score.
+type Hit struct {
+	Doc   int
+	Score float32
+}
+
+// Search returns the k best documents for the query terms, best first;
+// documents scoring 0 are left out. Ties go to the lower document number.
+func (ix *Index) Search(terms []string, k int) []Hit {
+	return Top(ix.Scores(terms), k)
+}
+
+// Top returns the k highest positive scores, best first.
+func Top(scores []float32, k int) []Hit {
+	if k <= 0 {
+		return nil
+	}
+	h := make(hitHeap, 0, k)
+	for d, s := range scores {
+		if s <= 0 {
+			continue
+		}
+		if len(h) < k {
+			heap.Push(&h, Hit{d, s})
+		} else if s > h[0].Score {
+			h[0] = Hit{d, s}
+			heap.Fix(&h, 0)
+		}
+	}
+	out := make([]Hit, len(h))
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&h).(Hit)
+	}
+	return out
+}
+
+// hitHeap is a min-heap on score (then a higher document number is worse).
+type hitHeap []Hit
+
+func (h hitHeap) Len() int { return len(h) }
+func (h hitHeap) Less(i, j int) bool {
+	if h[i].Score != h[j].Score {
+		return h[i].Score < h[j].Score
+	}
+	return h[i].Doc > h[j].Doc
+}
+func (h hitHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *hitHeap) Push(x any)   { *h = append(*h, x.(Hit)) }
+func (h *hitHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

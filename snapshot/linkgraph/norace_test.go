@@ -1,0 +1,5 @@
+//go:build !race
+
+package linkgraph_test
+
+const raceEnabled = false

@@ -1,0 +1,438 @@
+package retrieve
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/vaultgraph/vaultgraph/snapshot/bm25"
+	"github.com/vaultgraph/vaultgraph/snapshot/embed"
+	"github.com/vaultgraph/vaultgraph/snapshot/search"
+	"github.com/vaultgraph/vaultgraph/snapshot/vectors"
+)
+
+// Tuning constants. They are not request parameters: they shape how the
+// parameters are used, and the evaluation set (testdata/eval) measures
+// them.
+const (
+	// rrfK is the rank offset of reciprocal rank fusion (Cormack et al.).
+	rrfK = 60
+	// lexicalWeight scales a chunk's BM25 score, relative to the
+	// question's best, in its fit.
+	lexicalWeight = 0.3
+	// hitChunksPerNote bounds the chunks a seed note contributes.
+	hitChunksPerNote = 2
+	// maxScan bounds the edges examined at one note per hop, so that a hub
+	// with thousands of links costs a bounded amount of work.
+	maxScan = 4096
+	// maxScored bounds the neighbours of one note whose chunks are scored.
+	maxScored = 256
+	// pprWidth widens the per-note cap while collecting the neighbourhood
+	// that PageRank ranks; maxPPRNodes bounds it.
+	pprWidth    = 4
+	maxPPRNodes = 2000
+)
+
+// Retrieve answers one question. It embeds the question once, with the
+// snapshot's embedder; everything else is in memory, and any number of
+// Retrieve calls may run at once. It fails with an
+// error wrapping ErrInvalidRequest for a request it cannot answer, and with
+// the embedder's error when the question cannot be embedded.
+func (r *Retriever) Retrieve(ctx context.Context, req Request) (*Result, error) {
+	start := time.Now()
+	p, err := req.params(r.graph.TypedEdgeTypes())
+	if err != nil {
+		return nil, err
+	}
+	vecs, err := r.embedder.Embed(ctx, embed.Query, []string{p.question})
+	if err != nil {
+		return nil, fmt.Errorf("embed question: %w", err)
+	}
+	if len(vecs) != 1 {
+		return nil, fmt.Errorf("embed question: the embedder returned %d vectors for one text", len(vecs))
+	}
+	q := &question{r: r, p: p, vec: vecs[0], fit: map[int32]float64{}, best: map[int32]int32{}}
+	q.lexicalScores()
+	if err := q.seed(); err != nil {
+		return nil, err
+	}
+	q.setSeedRel()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if p.rank == RankPPR {
+		q.walkPPR(ctx)
+	} else {
+		q.walk(ctx)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res := q.assemble()
+	res.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
+	return res, nil
+}
+
+// question is the state of one Retrieve.
+type question struct {
+	r     *Retriever
+	p     params
+	vec   []float32
+	terms []string
+	// lex holds the BM25 score of every chunk, lexMax the best.
+	lex    []float32
+	lexMax float32
+	// fit caches chunk fits, best the best chunk of a note (-1: none).
+	fit  map[int32]float64
+	best map[int32]int32
+
+	// chunkRRF is the fused score of chunks found by either list.
+	chunkRRF map[int32]float64
+	// members are the notes reached, in order: seeds first.
+	members  []*member
+	memberOf map[int32]*member
+	edgeHits []edgeHit
+	pending  int
+}
+
+type member struct {
+	note int32
+	role string
+	hops int
+	via  int32 // edge a neighbour was reached by, -1 for seeds
+	// score is a seed's fused score, a neighbour's fit (the better of its
+	// best chunk's and its edge's); rel is the relevance handed on to its
+	// neighbours: a seed's score relative to the best seed's, a
+	// neighbour's fit weighted by its parent's rel.
+	score float64
+	rel   float64
+	ppr   float64
+}
+
+type edgeHit struct {
+	edge  int32
+	score float64
+}
+
+func (q *question) lexicalScores() {
+	if q.r.lexical == nil {
+		return
+	}
+	q.terms = bm25.Tokenize(q.p.question)
+	q.lex = q.r.lexical.Scores(q.terms)
+	for _, s := range q.lex {
+		q.lexMax = max(q.lexMax, s)
+	}
+}
+
+// chunkFit is how well chunk c fits the question (see Chunk.Score).
+func (q *question) chunkFit(c int32) float64 {
+	if f, ok := q.fit[c]; ok {
+		return f
+	}
+	var f float64
+	if v := q.r.chunkVec(c); v != nil && len(v) == len(q.vec) {
+		f = float64(vectors.Dot(q.vec, v))
+	}
+	if q.lexMax > 0 {
+		f += lexicalWeight * float64(q.lex[c]/q.lexMax)
+	}
+	q.fit[c] = f
+	return f
+}
+
+// bestChunk returns the note's best fitting chunk and its fit; -1 for a
+// note without chunks.
+func (q *question) bestChunk(n int32) (int32, float64) {
+	if c, ok := q.best[n]; ok {
+		if c < 0 {
+			return -1, 0
+		}
+		return c, q.chunkFit(c)
+	}
+	best, bestFit := int32(-1), 0.0
+	for _, c := range q.r.chunksOf[n] {
+		if f := q.chunkFit(c); best < 0 || f > bestFit {
+			best, bestFit = c, f
+		}
+	}
+	q.best[n] = best
+	return best, bestFit
+}
+
+func (q *question) edgeFit(e int32) float64 {
+	if v := q.r.edgeVec(e); v != nil && len(v) == len(q.vec) {
+		return float64(vectors.Dot(q.vec, v))
+	}
+	return 0
+}
+
+// seed finds the seed notes and edges: the top k notes of the fused lists
+// (chunks by vector, chunks by BM25, names mentioned), then both ends of
+// each of the top k typed edges by vector.
+func (q *question) seed() error {
+	r, p := q.r, q.p
+	nc := max(4*p.k, 20)
+	vres, err := r.search.SearchVector(search.Query{Target: search.Chunks, K: nc}, q.vec)
+	if err != nil {
+		return err
+	}
+	q.pending = vres.Pending
+	var vecChunks []int32
+	for _, h := range vres.Chunks {
+		if c, ok := r.chunkID[h.ID]; ok {
+			vecChunks = append(vecChunks, c)
+		}
+	}
+	var lexChunks []int32
+	if r.lexical != nil {
+		for _, h := range bm25.Top(q.lex, nc) {
+			lexChunks = append(lexChunks, int32(h.Doc))
+		}
+	}
+	q.chunkRRF = map[int32]float64{}
+	noteScore := map[int32]float64{}
+	for _, list := range [][]int32{vecChunks, lexChunks} {
+		seen := map[int32]bool{}
+		rank := 0
+		for i, c := range list {
+			q.chunkRRF[c] += 1 / float64(rrfK+i+1)
+			if n := r.chunks[c].note; n >= 0 && !seen[n] {
+				seen[n] = true
+				noteScore[n] += 1 / float64(rrfK+rank+1)
+				rank++
+			}
+		}
+	}
+	for i, n := range r.graph.Mentions(p.question) {
+		noteScore[n] += 1 / float64(rrfK+i+1)
+	}
+	ranked := make([]int32, 0, len(noteScore))
+	for n := range noteScore {
+		ranked = append(ranked, n)
+	}
+	slices.SortFunc(ranked, func(a, b int32) int {
+		if d := cmp.Compare(noteScore[b], noteScore[a]); d != 0 {
+			return d
+		}
+		return cmp.Compare(a, b)
+	})
+	q.memberOf = map[int32]*member{}
+	for _, n := range ranked[:min(p.k, len(ranked))] {
+		q.add(&member{note: n, role: RoleHit, via: -1, score: noteScore[n]})
+	}
+	hits, err := q.seedEdges()
+	if err != nil {
+		return err
+	}
+	for i, h := range hits {
+		q.edgeHits = append(q.edgeHits, h)
+		ed := r.graph.Edge(h.edge)
+		for _, n := range []int32{ed.Source, ed.Target} {
+			if q.memberOf[n] == nil {
+				// On the scale of the fused note scores, by the edge's rank.
+				q.add(&member{note: n, role: RoleHit, via: -1, score: 1 / float64(rrfK+i+1)})
+			}
+		}
+	}
+	return nil
+}
+
+// edgeOverFetch is how many times k edges the vector graph is asked for:
+// most of a vault's edges are plain links, which are not seeds.
+const edgeOverFetch = 8
+
+// seedEdges returns the k walkable edges whose sentences are most similar
+// to the question: from the vector graph, over-fetching, or, when too few
+// walkable edges come back, from an exact scan of the walkable edges' rows.
+func (q *question) seedEdges() ([]edgeHit, error) {
+	r, p := q.r, q.p
+	if len(p.types) == 0 {
+		return nil, nil
+	}
+	var hits []edgeHit
+	seen := map[int32]bool{}
+	collect := func(row int, score float32) {
+		for _, e := range r.rowEdges[row] {
+			if len(hits) < p.k && !seen[e] && p.types[r.edgeType[e]] {
+				seen[e] = true
+				hits = append(hits, edgeHit{edge: e, score: float64(score)})
+			}
+		}
+	}
+	res, err := r.search.SearchVector(search.Query{Target: search.Edges, K: min(edgeOverFetch*p.k, search.MaxK)}, q.vec)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range res.Edges {
+		if e, ok := r.edgeID[h.ID]; ok {
+			collect(int(r.edgeRow[e]), h.Score)
+		}
+	}
+	if len(hits) == p.k {
+		return hits, nil
+	}
+	rows := r.typedRows
+	if !q.defaultTypes() {
+		rows = r.rowsOfTypes(p.types)
+	}
+	exact, err := r.edgeVecs.Search(q.vec, p.k, rows)
+	if err != nil {
+		return nil, err
+	}
+	hits, seen = hits[:0], map[int32]bool{}
+	for _, h := range exact {
+		collect(h.Row, h.Score)
+	}
+	return hits, nil
+}
+
+// defaultTypes reports whether the walkable types are the typed edges'.
+func (q *question) defaultTypes() bool {
+	typed := q.r.graph.TypedEdgeTypes()
+	if len(q.p.types) != len(typed) {
+		return false
+	}
+	for _, t := range typed {
+		if !q.p.types[lower(t)] {
+			return false
+		}
+	}
+	return true
+}
+
+// rowsOfTypes returns the distinct rows of the edges of the given types.
+func (r *Retriever) rowsOfTypes(types map[string]bool) []int {
+	var rows []int
+	seen := map[int32]bool{}
+	for e, t := range r.edgeType {
+		if row := r.edgeRow[e]; row >= 0 && types[t] && !seen[row] {
+			seen[row] = true
+			rows = append(rows, int(row))
+		}
+	}
+	slices.Sort(rows)
+	return rows
+}
+
+// setSeedRel gives every seed its score relative to the best seed's.
+func (q *question) setSeedRel() {
+	top := 0.0
+	for _, m := range q.members {
+		top = max(top, m.score)
+	}
+	for _, m := range q.members {
+		if top > 0 {
+			m.rel = m.score / top
+		}
+	}
+}
+
+func (q *question) add(m *member) {
+	q.members = append(q.members, m)
+	q.memberOf[m.note] = m
+}
+
+// candidate is a neighbour of a note being expanded.
+type candidate struct {
+	note  int32
+	edge  int32
+	score float64
+}
+
+// candidates returns the neighbours of u over walkable edges that are not
+// members yet, each once with its best edge, best first. At most maxScan
+// edges are examined; when more than maxScored neighbours qualify (a hub),
+// they are first ranked by their edge's sentence alone and only the best
+// maxScored have their chunks scored.
+func (q *question) candidates(u int32) []candidate {
+	g := q.r.graph
+	byNote := map[int32]int{}
+	var out []candidate
+	scanned := 0
+	consider := func(e, v int32) {
+		scanned++
+		if q.memberOf[v] != nil || !q.p.types[q.r.edgeType[e]] {
+			return
+		}
+		score := q.edgeFit(e)
+		if i, ok := byNote[v]; ok {
+			if score > out[i].score {
+				out[i] = candidate{v, e, score}
+			}
+			return
+		}
+		byNote[v] = len(out)
+		out = append(out, candidate{v, e, score})
+	}
+	for _, e := range g.Out(u) {
+		if scanned >= maxScan {
+			break
+		}
+		consider(e, g.Edge(e).Target)
+	}
+	for _, e := range g.In(u) {
+		if scanned >= maxScan {
+			break
+		}
+		consider(e, g.Edge(e).Source)
+	}
+	if len(out) > maxScored {
+		sortCandidates(out)
+		out = out[:maxScored]
+	}
+	for i := range out {
+		_, fit := q.bestChunk(out[i].note)
+		out[i].score = max(out[i].score, fit)
+	}
+	sortCandidates(out)
+	return out
+}
+
+func sortCandidates(c []candidate) {
+	slices.SortFunc(c, func(a, b candidate) int {
+		if d := cmp.Compare(b.score, a.score); d != 0 {
+			return d
+		}
+		return cmp.Compare(a.note, b.note)
+	})
+}
+
+// walk expands the seeds depth hops, keeping at each note its perNode best
+// fitting neighbours (those that fit at all).
+func (q *question) walk(ctx context.Context) {
+	frontier := q.seedNotes()
+	for hops := 1; hops <= q.p.depth && len(frontier) > 0; hops++ {
+		var next []int32
+		for _, u := range frontier {
+			if ctx.Err() != nil {
+				return
+			}
+			parent := q.memberOf[u]
+			kept := 0
+			for _, c := range q.candidates(u) {
+				if kept == q.p.perNode || c.score <= 0 {
+					break
+				}
+				if q.memberOf[c.note] != nil {
+					continue
+				}
+				q.add(&member{note: c.note, role: RoleNeighbor, hops: hops, via: c.edge, score: c.score,
+					rel: c.score * (0.5 + 0.5*parent.rel)})
+				next = append(next, c.note)
+				kept++
+			}
+		}
+		frontier = next
+	}
+}
+
+func (q *question) seedNotes() []int32 {
+	var out []int32
+	for _, m := range q.members {
+		out = append(out, m.note)
+	}
+	return out
+}

@@ -1,0 +1,243 @@
+package retrieve
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/bm25"
+	"github.com/vaultgraph/vaultgraph/snapshot/embed"
+	"github.com/vaultgraph/vaultgraph/snapshot/linkgraph"
+	"github.com/vaultgraph/vaultgraph/snapshot/search"
+	"github.com/vaultgraph/vaultgraph/snapshot/vectors"
+)
+
+// Sources are the components of an opened snapshot a Retriever answers
+// from. The caller opened them and keeps ownership: they must stay open
+// while the Retriever is used, and the Retriever never closes them.
+type Sources struct {
+	Snapshot *snapshot.Snapshot
+	// Graph is the snapshot's link graph (linkgraph.Load).
+	Graph *linkgraph.Graph
+	// Search is the snapshot's vector index (search.Open) and Embedder the
+	// embedder its vectors came from (embed.ForSnapshot).
+	Search   *search.Index
+	Embedder embed.Embedder
+	// Chunks is the snapshot's chunks table with text, if the caller holds
+	// it already; New reads it otherwise. The Retriever keeps referring to
+	// the slice's strings.
+	Chunks []format.Chunk
+}
+
+// Retriever answers questions over one snapshot. It is read-only after New
+// and safe for concurrent use.
+type Retriever struct {
+	snap     *snapshot.Snapshot
+	graph    *linkgraph.Graph
+	search   *search.Index
+	embedder embed.Embedder
+	lexical  *bm25.Index // nil for a snapshot without the BM25 stage
+	warnings []string
+
+	chunks   []chunkInfo
+	chunkID  map[string]int32
+	chunksOf [][]int32 // per note index: its chunks in order
+	edgeID   map[string]int32
+	edgeRow  []int32 // per edge: row in edgeVecs, -1 when pending
+	// edgeType is every edge's type in lower case; rowEdges lists the
+	// edges of each row of edgeVecs (edges with equal sentences share
+	// one); typedRows are the rows of typed edges, sorted.
+	edgeType  []string
+	rowEdges  [][]int32
+	typedRows []int
+
+	chunkVecs, edgeVecs *vectors.File
+	closers             []func() error
+}
+
+type chunkInfo struct {
+	id, heading, text string
+	note              int32 // index in graph, -1 when unknown
+	start, end, line  int32
+	row               int32 // row in chunkVecs, -1 when pending
+}
+
+// chunkRow is the part of the chunks table New reads itself.
+type chunkRow struct {
+	ID         string `parquet:"id"`
+	Note       string `parquet:"note"`
+	Heading    string `parquet:"heading"`
+	Start      int32  `parquet:"start"`
+	End        int32  `parquet:"end"`
+	Line       int32  `parquet:"line"`
+	Text       string `parquet:"text"`
+	TextSHA256 string `parquet:"text_sha256"`
+}
+
+// New builds a Retriever over src. It memory-maps the snapshot's vector
+// files a second time (the pages are shared with the search index) and
+// reads its BM25 index; a snapshot without one is answered without lexical
+// seeds, and every result says so. It fails when the embedder is not the
+// one the vectors came from (wrapping embed.ErrModelMismatch) and when the
+// BM25 index or a vector file does not belong to the snapshot's chunks.
+func New(src Sources) (_ *Retriever, err error) {
+	if src.Snapshot == nil || src.Graph == nil || src.Search == nil || src.Embedder == nil {
+		return nil, errors.New("retrieve: Sources needs Snapshot, Graph, Search and Embedder")
+	}
+	s := src.Snapshot
+	if err := embed.Check(s.Manifest.Embedder, src.Embedder.Info()); err != nil {
+		return nil, err
+	}
+	r := &Retriever{snap: s, graph: src.Graph, search: src.Search, embedder: src.Embedder}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, r.Close())
+		}
+	}()
+	rows := src.Chunks
+	if rows == nil {
+		cr, err := snapshot.ReadTable[chunkRow](filepath.Join(s.Dir, format.ChunksFile))
+		if err != nil {
+			return nil, err
+		}
+		rows = make([]format.Chunk, len(cr))
+		for i, c := range cr {
+			rows[i] = format.Chunk{ID: c.ID, Note: c.Note, Heading: c.Heading, Start: c.Start, End: c.End, Line: c.Line, Text: c.Text, TextSHA256: c.TextSHA256}
+		}
+	}
+	if r.chunkVecs, err = r.openVectors(format.ChunkVectorsFile); err != nil {
+		return nil, err
+	}
+	if r.edgeVecs, err = r.openVectors(format.EdgeVectorsFile); err != nil {
+		return nil, err
+	}
+	r.indexChunks(rows)
+	r.indexEdges()
+	if err := r.openBM25(rows); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *Retriever) openVectors(name string) (*vectors.File, error) {
+	f, err := vectors.OpenFile(filepath.Join(r.snap.Dir, name))
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", r.snap.ID, err)
+	}
+	r.closers = append(r.closers, f.Close)
+	if fp := f.Fingerprint(); hex.EncodeToString(fp[:]) != r.snap.Manifest.Embedder.Fingerprint {
+		return nil, fmt.Errorf("snapshot %s: %s holds vectors of another embedder than the manifest names", r.snap.ID, name)
+	}
+	return f, nil
+}
+
+func (r *Retriever) indexChunks(rows []format.Chunk) {
+	g := r.graph
+	r.chunks = make([]chunkInfo, len(rows))
+	r.chunkID = make(map[string]int32, len(rows))
+	r.chunksOf = make([][]int32, g.Len())
+	for i, c := range rows {
+		ci := chunkInfo{id: c.ID, heading: c.Heading, text: c.Text, start: c.Start, end: c.End, line: c.Line, note: -1, row: -1}
+		if n, ok := g.Find(c.Note); ok {
+			ci.note = n
+			r.chunksOf[n] = append(r.chunksOf[n], int32(i))
+		}
+		if h, ok := vectors.ParseHash(c.TextSHA256); ok {
+			if row, ok := r.chunkVecs.Find(h); ok {
+				ci.row = int32(row)
+			}
+		}
+		r.chunks[i] = ci
+		r.chunkID[c.ID] = int32(i)
+	}
+}
+
+func (r *Retriever) indexEdges() {
+	g := r.graph
+	r.edgeID = make(map[string]int32, g.EdgeCount())
+	r.edgeRow = make([]int32, g.EdgeCount())
+	r.edgeType = make([]string, g.EdgeCount())
+	r.rowEdges = make([][]int32, r.edgeVecs.Len())
+	typed := map[int]bool{}
+	for e := range int32(g.EdgeCount()) {
+		ed := g.Edge(e)
+		r.edgeID[ed.ID] = e
+		r.edgeType[e] = strings.ToLower(ed.Type)
+		r.edgeRow[e] = -1
+		if h, ok := vectors.ParseHash(format.TextHash(ed.Sentence)); ok {
+			if row, ok := r.edgeVecs.Find(h); ok {
+				r.edgeRow[e] = int32(row)
+				r.rowEdges[row] = append(r.rowEdges[row], e)
+				if ed.Typed() && !typed[row] {
+					typed[row] = true
+					r.typedRows = append(r.typedRows, row)
+				}
+			}
+		}
+	}
+	slices.Sort(r.typedRows)
+}
+
+// openBM25 reads the lexical index and checks that its documents are the
+// chunks, in order.
+func (r *Retriever) openBM25(rows []format.Chunk) error {
+	if r.snap.Manifest.BM25 == nil {
+		r.warnings = append(r.warnings, fmt.Sprintf("snapshot %s has no BM25 index (built before the bm25 stage): "+
+			"seeds come from vectors, names and edges only; index the vault again for lexical search", r.snap.ID))
+		return nil
+	}
+	ix, err := bm25.Open(filepath.Join(r.snap.Dir, format.BM25File))
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("snapshot %s: its manifest names %s but the file is missing", r.snap.ID, format.BM25File)
+	}
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(rows))
+	for i, c := range rows {
+		ids[i] = c.ID
+	}
+	if ix.Docs() != len(rows) || ix.DocsDigest() != bm25.DocsDigest(ids) {
+		return fmt.Errorf("snapshot %s: %w: %s was built for other chunks than the snapshot's", r.snap.ID, bm25.ErrCorrupt, format.BM25File)
+	}
+	r.lexical = ix
+	return nil
+}
+
+// Close unmaps the vector files New mapped. It does not close the Sources.
+// It must not be called while a Retrieve runs.
+func (r *Retriever) Close() error {
+	var errs []error
+	for i := len(r.closers) - 1; i >= 0; i-- {
+		errs = append(errs, r.closers[i]())
+	}
+	r.closers = nil
+	return errors.Join(errs...)
+}
+
+// Snapshot returns the id of the snapshot the retriever answers from.
+func (r *Retriever) Snapshot() string { return r.snap.ID }
+
+// SnapshotDir returns the directory of that snapshot.
+func (r *Retriever) SnapshotDir() string { return r.snap.Dir }
+
+// chunkVec returns chunk c's vector, nil when it is pending.
+func (r *Retriever) chunkVec(c int32) []float32 {
+	if row := r.chunks[c].row; row >= 0 {
+		return r.chunkVecs.Row(int(row))
+	}
+	return nil
+}
+
+func (r *Retriever) edgeVec(e int32) []float32 {
+	if row := r.edgeRow[e]; row >= 0 {
+		return r.edgeVecs.Row(int(row))
+	}
+	return nil
+}
