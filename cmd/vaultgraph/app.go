@@ -27,6 +27,7 @@ func newApp() *cli.App {
 			queryCommand(),
 			graphCommand(),
 			retrieveCommand(),
+			serveCommand(),
 		},
 		// Errors go back to main, which prints them and picks the exit code.
 		ExitErrHandler:  func(*cli.Context, error) {},

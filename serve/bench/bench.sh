@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Load figures of vaultgraph serve: a generated vault, indexed; the server
+# started as its own process; wrk (apt-get install wrk) as the load
+# generator from a second process; vgbench for start-up time and the time
+# from a snapshot's publish to the first answer served from it.
+#
+# Usage, from anywhere in the repository:
+#   serve/bench/bench.sh [WORKDIR]        (default /tmp/vaultgraph-bench)
+# Environment: NOTES (10000), DURATION (20s per route), CONNECTIONS (8),
+# THREADS (2), PORT (7411), SWAPS (3). A WORKDIR from an earlier run keeps
+# its vault and index, so a re-run only measures.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+NOTES=${NOTES:-10000}
+DURATION=${DURATION:-20s}
+CONN=${CONNECTIONS:-8}
+THREADS=${THREADS:-2}
+PORT=${PORT:-7411}
+SWAPS=${SWAPS:-3}
+WORK=${1:-/tmp/vaultgraph-bench}
+URL=http://127.0.0.1:$PORT
+command -v wrk >/dev/null || { echo "bench.sh needs wrk: apt-get install wrk" >&2; exit 1; }
+
+mkdir -p "$WORK"
+go build -o "$WORK/vaultgraph" ./cmd/vaultgraph
+go build -o "$WORK/vgbench" ./serve/bench/vgbench
+VG="$WORK/vaultgraph"
+[ -d "$WORK/vault" ] || "$VG" gen --notes "$NOTES" --seed 1 "$WORK/vault"
+if [ ! -d "$WORK/data/snapshots" ]; then
+  echo "== indexing $NOTES notes (once)"
+  /usr/bin/time -f "index: %e s, max RSS %M KiB" "$VG" --log-level warn index --vault "$WORK/vault" --data "$WORK/data"
+fi
+echo "== machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); wrk -t$THREADS -c$CONN -d$DURATION"
+
+start=$(date +%s%N)
+"$VG" --log-level warn serve --data "$WORK/data" --addr "127.0.0.1:$PORT" &
+PID=$!
+trap 'kill -TERM $PID 2>/dev/null; wait $PID 2>/dev/null || true' EXIT
+rss() { awk '/VmRSS/ {printf "%.0f MiB", $2/1024}' "/proc/$PID/status"; }
+echo "start-up to first ready /health: $("$WORK/vgbench" ready -url "$URL" -since "$start") ms"
+echo "resident memory after start-up: $(rss)"
+
+post() { # name JSON: a wrk script posting JSON
+  cat > "$WORK/$1.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = [==[$2]==]
+LUA
+}
+post search '{"query": "release plan for the winter design review", "k": 10}'
+post search-chunks '{"query": "release plan for the winter design review", "target": "chunks", "k": 10}'
+post query-links '{"query": "MATCH (a)-[:links_to]->(b) WHERE a.path = $p RETURN b.title, b.path ORDER BY b.title LIMIT 20", "params": {"p": "Order Model Part.md"}}'
+post query-typed '{"query": "MATCH (p:Person)-[:authored]->(x) WHERE x.title STARTS WITH $s RETURN p.title, x.title LIMIT 20", "params": {"s": "B"}}'
+post query-labels '{"query": "MATCH (n) UNWIND labels(n) AS label RETURN label, count(*) AS notes ORDER BY notes DESC"}'
+post graph '{"action": "neighbors", "sourcePath": "Order Model Part"}'
+post retrieve '{"question": "what does the winter release depend on, and who reviews it?", "k": 5, "depth": 1}'
+
+run() { # name path [script]
+  echo "== $1: ${3:+POST }$2${3:+ ($3)}"
+  wrk -t"$THREADS" -c"$CONN" -d"$DURATION" --latency ${3:+-s "$WORK/$3.lua"} "$URL$2" |
+    grep -E "Requests/sec|^ +50%|^ +99%|Non-2xx|Socket errors|requests in"
+}
+run status /status
+run note "/notes/Order%20Model%20Part.md"
+run search /search search
+run search-chunks /search search-chunks
+run query-links /query query-links
+run query-typed /query query-typed
+run query-labels /query query-labels
+run graph /graph graph
+run retrieve /retrieve retrieve
+echo "resident memory after load: $(rss)"
+curl -s "$URL/metrics" | grep -E '^vaultgraph_heavy_requests_rejected_total'
+
+echo "== publish to first response ($SWAPS incremental index runs)"
+"$WORK/vgbench" swap -url "$URL" -vault "$WORK/vault" -data "$WORK/data" -bin "$VG" -n "$SWAPS"
+# The snapshot replaced last closes once its last request is done.
+for _ in $(seq 50); do
+  curl -s "$URL/metrics" | grep -q '^vaultgraph_snapshots_open 1$' && break
+  sleep 0.2
+done
+echo "resident memory after swaps: $(rss)"
+curl -s "$URL/metrics" | grep -E '^vaultgraph_snapshot(s_open|_swaps_total)'

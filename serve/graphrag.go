@@ -1,0 +1,105 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/vaultgraph/vaultgraph/snapshot/embed"
+	"github.com/vaultgraph/vaultgraph/snapshot/linkgraph"
+	"github.com/vaultgraph/vaultgraph/snapshot/retrieve"
+)
+
+// POST /graph and POST /retrieve answer from two per-snapshot components
+// that the snapshot's loader builds once (package serve/store): the link
+// graph (linkgraph.Load) and the retriever (retrieve.New over the link
+// graph, the vector index, the query embedder and the chunks the note
+// index holds). Neither handler builds anything; each is given the
+// component of the snapshot the request holds, or the reason the snapshot
+// has none. They are not routed yet: register wires them once the store
+// carries the components, e.g.
+//
+//	s.route(fiber.MethodPost, "/graph", s.heavyRoute(s.withSnapshot(func(c *fiber.Ctx, snap *store.Snapshot) error {
+//		return s.linkGraph(c, snap.Links, snap.LinksErr)
+//	})))
+
+// linkGraph answers POST /graph: a linkgraph.Request in the
+// obsidian-mcp-plugin's parameter names (action, sourcePath, targetPath,
+// maxDepth, maxNodes, followBacklinks, followForwardLinks, followTags,
+// fileFilter, folderFilter, plus edgeTypes, includeUnresolved, all,
+// maxPaths, maxEdges, timeoutMs), answered with a linkgraph.Response.
+func (s *Server) linkGraph(c *fiber.Ctx, g *linkgraph.Graph, unavailable error) error {
+	if g == nil {
+		return componentUnavailable("graph navigation", unavailable)
+	}
+	var req linkgraph.Request
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.QueryTimeout)
+	defer cancel()
+	res, err := g.Do(ctx, req)
+	if err != nil {
+		return graphError(ctx, err)
+	}
+	return c.JSON(res)
+}
+
+// graphError maps the link graph's errors: a bad request or an ambiguous
+// name is the client's (400, the message lists the candidates), an unknown
+// note a 404.
+func graphError(ctx context.Context, err error) error {
+	switch {
+	case errors.Is(err, linkgraph.ErrInvalidRequest), errors.Is(err, linkgraph.ErrAmbiguous):
+		return badRequest("%s", err.Error())
+	case errors.Is(err, linkgraph.ErrNotFound):
+		return newError(http.StatusNotFound, KindNotFound, "%s", err.Error())
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return newError(http.StatusGatewayTimeout, KindTimeout, "the graph request ran past its timeout")
+	}
+	return err
+}
+
+// retrieval answers POST /retrieve: a retrieve.Request ({"question", "k",
+// "depth", "types", "max_chunks", "per_node_cap", "rank"}), answered with a
+// retrieve.Result whose notice says that chunk text is quoted vault content.
+func (s *Server) retrieval(c *fiber.Ctx, r *retrieve.Retriever, embedder embed.Embedder, unavailable error) error {
+	if r == nil {
+		return componentUnavailable("retrieval", unavailable)
+	}
+	var req retrieve.Request
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	if req.K > s.opts.MaxK {
+		return badRequest("k must be between 1 and %d", s.opts.MaxK)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.QueryTimeout)
+	defer cancel()
+	res, err := r.Retrieve(ctx, req)
+	switch {
+	case err == nil:
+		return c.JSON(res)
+	case errors.Is(err, retrieve.ErrInvalidRequest):
+		return badRequest("%s", err.Error())
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return newError(http.StatusGatewayTimeout, KindTimeout, "the retrieval ran past its timeout")
+	case embedder != nil && embedder.Info().Provider != "builtin":
+		e := newError(http.StatusServiceUnavailable, KindUnavailable, "embedding the question failed: %s", err.Error())
+		e.RetryAfter = 5
+		return e
+	}
+	return err
+}
+
+// componentUnavailable is the 501 of a snapshot served without a
+// component, with the reason the loader recorded.
+func componentUnavailable(what string, reason error) error {
+	msg := what + " is not available for this snapshot"
+	if reason != nil {
+		msg = reason.Error()
+	}
+	return newError(http.StatusNotImplemented, KindNotImplemented, "%s", msg)
+}

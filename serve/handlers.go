@@ -1,0 +1,171 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/serve/store"
+)
+
+// healthResponse is GET /health: whether the process is up and whether it
+// serves a snapshot. It is always 200 while the process runs; Ready says
+// whether the data routes answer (they return 503 until a snapshot is
+// served).
+type healthResponse struct {
+	Status   string  `json:"status"` // "ok" or "no_snapshot"
+	Ready    bool    `json:"ready"`
+	Snapshot *string `json:"snapshot"`
+}
+
+func (s *Server) health(c *fiber.Ctx) error {
+	res := healthResponse{Status: "no_snapshot"}
+	if id := s.st.Current(); id != "" {
+		res = healthResponse{Status: "ok", Ready: true, Snapshot: &id}
+	}
+	return c.JSON(res)
+}
+
+// statusResponse is GET /status.
+type statusResponse struct {
+	Snapshot      string           `json:"snapshot"`
+	Created       time.Time        `json:"created"`
+	AgeSeconds    float64          `json:"age_seconds"`
+	Parent        string           `json:"parent,omitempty"`
+	VaultRoot     string           `json:"vault_root"`
+	ToolVersion   string           `json:"tool_version"`
+	FormatVersion int              `json:"format_version"`
+	Embedder      *format.Embedder `json:"embedder"`
+	Counts        format.Counts    `json:"counts"`
+	Pending       pendingVectors   `json:"pending_vectors"`
+	Warnings      int              `json:"warnings"`
+	Capabilities  capabilities     `json:"capabilities"`
+	Loaded        time.Time        `json:"loaded"`
+	LoadMS        int64            `json:"load_ms"`
+	Server        serverStatus     `json:"server"`
+	Snapshots     snapshotsStatus  `json:"snapshots"`
+	Graph         *graphSummary    `json:"graph,omitempty"`
+}
+
+type pendingVectors struct {
+	Chunks int    `json:"chunks"`
+	Edges  int    `json:"edges"`
+	Reason string `json:"reason,omitempty"`
+}
+
+type capability struct {
+	Available bool   `json:"available"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+type capabilities struct {
+	Query    capability `json:"query"`
+	Search   capability `json:"search"`
+	Notes    capability `json:"notes"`
+	Graph    capability `json:"graph"`
+	Retrieve capability `json:"retrieve"`
+}
+
+type serverStatus struct {
+	Version       string    `json:"version"`
+	Started       time.Time `json:"started"`
+	UptimeSeconds float64   `json:"uptime_seconds"`
+}
+
+type snapshotsStatus struct {
+	Seen          int64            `json:"seen"`
+	Rejected      int64            `json:"rejected"`
+	Swaps         int64            `json:"swaps"`
+	Open          int64            `json:"open"`
+	LastRejection *store.Rejection `json:"last_rejection,omitempty"`
+}
+
+type graphSummary struct {
+	Labels    []format.GraphLabel    `json:"labels"`
+	EdgeTypes []format.GraphEdgeType `json:"edge_types"`
+}
+
+func capabilityOf(err error) capability {
+	if err != nil {
+		return capability{Reason: err.Error()}
+	}
+	return capability{Available: true}
+}
+
+func (s *Server) status(c *fiber.Ctx, snap *store.Snapshot) error {
+	m := snap.Manifest
+	now := time.Now()
+	st := s.st.Stats()
+	res := statusResponse{
+		Snapshot: snap.ID, Created: m.Created, AgeSeconds: snap.Age(now).Seconds(), Parent: m.Parent,
+		VaultRoot: m.VaultRoot, ToolVersion: m.ToolVersion, FormatVersion: m.FormatVersion,
+		Embedder: m.Embedder, Counts: m.Counts, Warnings: m.Counts.Warnings,
+		Capabilities: capabilities{
+			Query:    capabilityOf(snap.GraphErr),
+			Search:   capabilityOf(snap.SearchErr),
+			Notes:    capability{Available: true},
+			Graph:    capability{Available: snap.Links != nil},
+			Retrieve: capabilityOf(snap.RetrieveErr),
+		},
+		Loaded: snap.Loaded, LoadMS: snap.LoadTime.Milliseconds(),
+		Server: serverStatus{Version: s.opts.Version, Started: s.started, UptimeSeconds: now.Sub(s.started).Seconds()},
+		Snapshots: snapshotsStatus{Seen: st.Seen, Rejected: st.Rejected, Swaps: st.Swaps, Open: st.Open,
+			LastRejection: st.LastRejection},
+	}
+	if v := m.Vectors; v != nil {
+		res.Pending = pendingVectors{Chunks: v.Chunks.Pending, Edges: v.Edges.Pending, Reason: v.PendingReason}
+	}
+	if g := m.Graph; g != nil {
+		res.Graph = &graphSummary{Labels: g.Labels, EdgeTypes: g.EdgeTypes}
+	}
+	return c.JSON(res)
+}
+
+// reloadResponse is POST /admin/reload.
+type reloadResponse struct {
+	Snapshot *string           `json:"snapshot"`
+	Previous string            `json:"previous"`
+	Swapped  bool              `json:"swapped"`
+	Rejected []store.Rejection `json:"rejected"`
+}
+
+func (s *Server) reload(c *fiber.Ctx) error {
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.ReloadTimeout)
+	defer cancel()
+	refresh := s.st.Refresh
+	if c.QueryBool("retry") {
+		refresh = s.st.Retry
+	}
+	res, err := refresh(ctx)
+	switch {
+	case errors.Is(err, store.ErrClosed):
+		return newError(http.StatusServiceUnavailable, KindUnavailable, "the server is shutting down")
+	case errors.Is(err, context.DeadlineExceeded):
+		return newError(http.StatusGatewayTimeout, KindTimeout, "the reload ran past %s; the server keeps serving %s and goes on watching", s.opts.ReloadTimeout, res.Current)
+	case err != nil:
+		return err
+	}
+	out := reloadResponse{Previous: res.Previous, Swapped: res.Swapped, Rejected: res.Rejected}
+	if res.Current != "" {
+		out.Snapshot = &res.Current
+		c.Locals(localSnapshot, res.Current)
+	}
+	return c.JSON(out)
+}
+
+func (s *Server) metricsHandler() fiber.Handler {
+	return adaptor.HTTPHandler(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
+}
+
+// openAPI serves the OpenAPI document with the answering snapshot's id
+// added as the root extension field x-snapshot.
+func (s *Server) openAPI(c *fiber.Ctx) error {
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+	return c.Send(withSnapshotField(s.openapi, s.st.Current()))
+}

@@ -1,0 +1,115 @@
+package serve
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/vaultgraph/vaultgraph/serve/store"
+)
+
+// metrics are the server's Prometheus metrics, in a registry of its own
+// (several servers can run in one process, as in tests).
+type metrics struct {
+	reg           *prometheus.Registry
+	requests      *prometheus.CounterVec
+	duration      *prometheus.HistogramVec
+	heavyInFlight prometheus.Gauge
+	heavyRejected prometheus.Counter
+}
+
+func newMetrics(st *store.Store) *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "vaultgraph_http_requests_total",
+			Help: "HTTP requests by route pattern, method and status code.",
+		}, []string{"route", "method", "status"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "vaultgraph_http_request_duration_seconds",
+			Help:    "Time from the start of routing to the response being ready, by route pattern and method.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+		}, []string{"route", "method"}),
+		heavyInFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "vaultgraph_heavy_requests_in_flight",
+			Help: "Queries and searches running now.",
+		}),
+		heavyRejected: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "vaultgraph_heavy_requests_rejected_total",
+			Help: "Queries and searches turned away with 429 because every slot was taken.",
+		}),
+	}
+	stat := func(f func(store.Stats) int64) func() float64 {
+		return func() float64 { return float64(f(st.Stats())) }
+	}
+	m.reg.MustRegister(
+		m.requests, m.duration, m.heavyInFlight, m.heavyRejected,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "vaultgraph_snapshot_swaps_total",
+			Help: "Times the served snapshot was replaced by a newer one.",
+		}, stat(func(s store.Stats) int64 { return s.Swaps })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "vaultgraph_snapshots_rejected_total",
+			Help: "Snapshots that failed to open or verify and were skipped.",
+		}, stat(func(s store.Stats) int64 { return s.Rejected })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "vaultgraph_snapshots_seen_total",
+			Help: "Distinct snapshot ids found in the data directory.",
+		}, stat(func(s store.Stats) int64 { return s.Seen })),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "vaultgraph_snapshots_open",
+			Help: "Snapshots open: the served one and retired ones still in use by requests.",
+		}, stat(func(s store.Stats) int64 { return s.Open })),
+		&snapshotCollector{st: st},
+	)
+	return m
+}
+
+func (m *metrics) observe(route, method string, status int, d time.Duration) {
+	method = methodLabel(method)
+	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+	m.duration.WithLabelValues(route, method).Observe(d.Seconds())
+}
+
+// methodLabel maps a request method to a constant label value. fiber's
+// strings alias buffers reused by the next request, so they must not be
+// kept as labels; and a client inventing methods must not grow the label
+// set.
+func methodLabel(m string) string {
+	for _, known := range []string{"GET", "POST", "HEAD", "OPTIONS", "PUT", "DELETE", "PATCH"} {
+		if m == known {
+			return known
+		}
+	}
+	return "other"
+}
+
+// snapshotCollector reports the served snapshot: its age, and its id as an
+// info metric whose only series is the current one.
+type snapshotCollector struct{ st *store.Store }
+
+var (
+	snapshotAgeDesc = prometheus.NewDesc("vaultgraph_snapshot_age_seconds",
+		"Age of the served snapshot: time since the indexer created it.", nil, nil)
+	snapshotInfoDesc = prometheus.NewDesc("vaultgraph_snapshot_info",
+		"The served snapshot (value 1, id in the label).", []string{"snapshot"}, nil)
+)
+
+func (sc *snapshotCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- snapshotAgeDesc
+	ch <- snapshotInfoDesc
+}
+
+func (sc *snapshotCollector) Collect(ch chan<- prometheus.Metric) {
+	snap, release := sc.st.Acquire()
+	defer release()
+	if snap == nil {
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(snapshotAgeDesc, prometheus.GaugeValue, snap.Age(time.Now()).Seconds())
+	ch <- prometheus.MustNewConstMetric(snapshotInfoDesc, prometheus.GaugeValue, 1, snap.ID)
+}

@@ -1,0 +1,200 @@
+package serve
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/vaultgraph/vaultgraph/serve/store"
+)
+
+// Response headers and request locals.
+const (
+	headerSnapshot  = "X-Snapshot-Id"
+	headerRequestID = "X-Request-Id"
+	localRequestID  = "request_id"
+	localSnapshot   = "snapshot"
+)
+
+// slowRequest is the duration past which a request is logged at warn
+// level even without the access log.
+const slowRequest = 2 * time.Second
+
+// observe is the outermost middleware: it gives the request an id,
+// renders any error the rest of the chain returned (so that metrics and
+// logs see the final status), makes sure the response names a snapshot,
+// and records metrics and the log line. It logs the route pattern, never
+// the path (note names), the body or the query.
+func (s *Server) observe(c *fiber.Ctx) error {
+	start := time.Now()
+	rid := c.Get(headerRequestID)
+	if !validRequestID(rid) {
+		rid = s.ids.next()
+	}
+	c.Locals(localRequestID, rid)
+	c.Set(headerRequestID, rid)
+
+	err := c.Next()
+	snap, _ := c.Locals(localSnapshot).(string)
+	if snap == "" {
+		snap = s.st.Current()
+	}
+	if err != nil {
+		ae := s.errorFor(c, err)
+		if werr := writeError(c, ae, snap); werr != nil {
+			s.log.Error("writing an error response", "request_id", rid, "err", werr)
+		}
+	}
+	if snap != "" && len(c.Response().Header.Peek(headerSnapshot)) == 0 {
+		c.Set(headerSnapshot, snap)
+	}
+	status := c.Response().StatusCode()
+	route := s.routeLabel(c)
+	d := time.Since(start)
+	s.metrics.observe(route, c.Method(), status, d)
+
+	level := slog.LevelDebug
+	switch {
+	case status >= 500:
+		level = slog.LevelError
+	case d > slowRequest:
+		level = slog.LevelWarn
+	case s.opts.AccessLog:
+		level = slog.LevelInfo
+	}
+	if s.log.Enabled(c.UserContext(), level) {
+		s.log.Log(c.UserContext(), level, "request", "request_id", rid, "method", c.Method(), "route", route,
+			"status", status, "ms", float64(d.Microseconds())/1000, "snapshot", snap, "bytes", len(c.Response().Body()))
+	}
+	return nil
+}
+
+// routeLabel is the route pattern that answered, "unmatched" for requests
+// no route took (so that scanners cannot blow up the label set).
+func (s *Server) routeLabel(c *fiber.Ctx) string {
+	if r := c.Route(); r != nil && s.routes[r.Path] && r.Method == c.Method() {
+		return r.Path
+	}
+	return "unmatched"
+}
+
+// withSnapshot runs h on the current snapshot, holding a reference for the
+// whole request, or answers 503 when no snapshot is served yet. The
+// response is encoded into memory of its own before the reference is
+// released.
+func (s *Server) withSnapshot(h func(*fiber.Ctx, *store.Snapshot) error) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		snap, release := s.st.Acquire()
+		defer release()
+		if snap == nil {
+			return s.noSnapshot()
+		}
+		c.Locals(localSnapshot, snap.ID)
+		c.Set(headerSnapshot, snap.ID)
+		return h(c, snap)
+	}
+}
+
+// noSnapshot says why nothing is served yet, with the last rejection when
+// there was one.
+func (s *Server) noSnapshot() *apiError {
+	msg := "no snapshot is being served yet: the server is watching " + s.st.DataDir() +
+		"/snapshots and serves the first good snapshot as soon as it is published (run vaultgraph index --vault VAULT --data " +
+		s.st.DataDir() + ")"
+	if st := s.st.Stats(); st.LastRejection != nil {
+		msg += "; " + strconv.FormatInt(st.Rejected, 10) + " snapshots were rejected, the last (" +
+			st.LastRejection.ID + ") because: " + st.LastRejection.Reason
+	}
+	e := newError(http.StatusServiceUnavailable, KindNoSnapshot, "%s", msg)
+	e.RetryAfter = 5
+	return e
+}
+
+// limiter bounds the heavy requests running at once. A request that finds
+// every slot taken waits briefly, then is turned away: a queue of slow
+// queries would only make every client time out.
+type limiter struct {
+	slots   chan struct{}
+	wait    time.Duration
+	metrics *metrics
+}
+
+func newLimiter(n int, wait time.Duration, m *metrics) *limiter {
+	return &limiter{slots: make(chan struct{}, n), wait: wait, metrics: m}
+}
+
+func (l *limiter) acquire() bool {
+	select {
+	case l.slots <- struct{}{}:
+		return true
+	default:
+	}
+	t := time.NewTimer(l.wait)
+	defer t.Stop()
+	select {
+	case l.slots <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+func (l *limiter) release() { <-l.slots }
+
+// heavyRoute runs h in one of the heavy slots, or answers 429 with
+// Retry-After. The slot is taken before the snapshot, so waiting for one
+// does not keep an old snapshot open.
+func (s *Server) heavyRoute(h fiber.Handler) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if !s.heavy.acquire() {
+			s.metrics.heavyRejected.Inc()
+			e := newError(http.StatusTooManyRequests, KindTooMany,
+				"%d queries and searches are already running; retry shortly", cap(s.heavy.slots))
+			e.RetryAfter = 1
+			return e
+		}
+		s.metrics.heavyInFlight.Inc()
+		defer func() {
+			s.metrics.heavyInFlight.Dec()
+			s.heavy.release()
+		}()
+		return h(c)
+	}
+}
+
+// idSource makes request ids: a random per-process prefix and a counter,
+// unique without a syscall per request.
+type idSource struct {
+	prefix string
+	n      atomic.Uint64
+}
+
+func newIDSource() *idSource {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return &idSource{prefix: hex.EncodeToString(b)}
+}
+
+func (ids *idSource) next() string {
+	return ids.prefix + "-" + strconv.FormatUint(ids.n.Add(1), 36)
+}
+
+// validRequestID accepts a client's request id only when it is short and
+// plain, since it goes into logs and headers.
+func validRequestID(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' || r == ':') {
+			return false
+		}
+	}
+	return true
+}

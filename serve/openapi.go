@@ -1,0 +1,71 @@
+package serve
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// openAPISpec is the OpenAPI 3 document of the routes registered in
+// server.go. TestOpenAPIMatchesRoutes keeps the two in step.
+//
+//go:embed openapi.json
+var openAPISpec []byte
+
+// fiberParam matches fiber's path parameters (:name and the wildcard *),
+// written {name} in OpenAPI; the wildcard of /notes/* is {path}.
+var fiberParam = regexp.MustCompile(`:([A-Za-z0-9_]+)|\*`)
+
+// openAPIPath converts a fiber route pattern to an OpenAPI path.
+func openAPIPath(route string) string {
+	return fiberParam.ReplaceAllStringFunc(route, func(m string) string {
+		if m == "*" {
+			return "{path}"
+		}
+		return "{" + m[1:] + "}"
+	})
+}
+
+// openAPIDocument returns the document with the server's version and the
+// operations of the mounts added.
+func openAPIDocument(version string, mounts []Mount) ([]byte, error) {
+	var doc map[string]any
+	if err := json.Unmarshal(openAPISpec, &doc); err != nil {
+		return nil, fmt.Errorf("openapi.json: %w", err)
+	}
+	if info, ok := doc["info"].(map[string]any); ok {
+		info["version"] = version
+	}
+	paths, _ := doc["paths"].(map[string]any)
+	for _, m := range mounts {
+		var op map[string]any
+		if err := json.Unmarshal(m.Operation, &op); err != nil {
+			return nil, fmt.Errorf("mount %s %s: OpenAPI operation: %w", m.Method, m.Path, err)
+		}
+		p := openAPIPath(m.Path)
+		item, _ := paths[p].(map[string]any)
+		if item == nil {
+			item = map[string]any{}
+			paths[p] = item
+		}
+		item[strings.ToLower(m.Method)] = op
+	}
+	return encodeJSON(doc)
+}
+
+// withSnapshotField adds "x-snapshot": id at the root of a JSON object,
+// null when no snapshot is served.
+func withSnapshotField(doc []byte, id string) []byte {
+	v := []byte("null")
+	if id != "" {
+		v, _ = json.Marshal(id)
+	}
+	out := make([]byte, 0, len(doc)+len(v)+16)
+	out = append(out, `{"x-snapshot":`...)
+	out = append(out, v...)
+	out = append(out, ',')
+	return append(out, bytes.TrimPrefix(bytes.TrimSpace(doc), []byte("{"))...)
+}

@@ -1,0 +1,123 @@
+package serve
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// TokenEnv is the environment variable holding the bearer token.
+const TokenEnv = "VAULTGRAPH_TOKEN"
+
+// MinTokenLength is the shortest token accepted: a token is the only thing
+// between the network and the vault's contents.
+const MinTokenLength = 16
+
+// LoadToken returns the bearer token from file (when given) or else from
+// the environment variable TokenEnv, "" when neither is set. A token that is
+// too short is refused; warning is non-empty when the file can be read by
+// other users.
+func LoadToken(file string, getenv func(string) string) (token, warning string, err error) {
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", "", fmt.Errorf("read token file: %w", err)
+		}
+		token = strings.TrimSpace(string(b))
+		if token == "" {
+			return "", "", fmt.Errorf("token file %s is empty", file)
+		}
+		if fi, err := os.Stat(file); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			warning = fmt.Sprintf("token file %s can be read by other users (mode %s); chmod 600 it", file, fi.Mode().Perm())
+		}
+	} else {
+		token = strings.TrimSpace(getenv(TokenEnv))
+	}
+	if token != "" && len(token) < MinTokenLength {
+		return "", "", fmt.Errorf("the bearer token is %d characters long; use at least %d (e.g. openssl rand -hex 32)", len(token), MinTokenLength)
+	}
+	return token, warning, nil
+}
+
+// CheckExposure refuses to serve on a non-loopback address without a
+// token. addr is host:port as given to --addr or the address a listener
+// is bound to; an empty host or a wildcard address is not loopback, and
+// neither is a name other than localhost (it may resolve anywhere).
+func CheckExposure(addr string, haveToken bool) error {
+	if haveToken {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("listen address %q: %w", addr, err)
+	}
+	if isLoopbackHost(host) {
+		return nil
+	}
+	return fmt.Errorf("refusing to listen on %s without a bearer token: anyone who can reach that address could read the vault. "+
+		"Set %s or pass --token-file FILE (clients then send \"Authorization: Bearer <token>\"), or bind to 127.0.0.1", addr, TokenEnv)
+}
+
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// tokenDigest is compared instead of the token itself, so the comparison
+// takes the same time whatever the length of the token sent.
+func tokenDigest(token string) *[sha256.Size]byte {
+	if token == "" {
+		return nil
+	}
+	d := sha256.Sum256([]byte(token))
+	return &d
+}
+
+// authenticate enforces the bearer token on every route but /health, and
+// without a token refuses Host headers that are not loopback names, so a
+// web page cannot reach a loopback server through DNS rebinding.
+func (s *Server) authenticate(c *fiber.Ctx) error {
+	if c.Path() == "/health" {
+		return c.Next()
+	}
+	if s.token == nil {
+		if !s.hostAllowed(string(c.Request().Host())) {
+			return newError(fiber.StatusForbidden, KindForbidden,
+				"Host header is not a loopback name; this server takes only local requests (use --allow-host, or configure a token)")
+		}
+		return c.Next()
+	}
+	scheme, tok, ok := strings.Cut(c.Get(fiber.HeaderAuthorization), " ")
+	sum := sha256.Sum256([]byte(strings.TrimSpace(tok)))
+	if !ok || !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(sum[:], s.token[:]) != 1 {
+		return newError(fiber.StatusUnauthorized, KindUnauthorized, `send "Authorization: Bearer <token>"`)
+	}
+	return c.Next()
+}
+
+func (s *Server) hostAllowed(hostport string) bool {
+	if hostport == "" {
+		return true // HTTP/1.0 clients; browsers always send Host
+	}
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	if isLoopbackHost(host) {
+		return true
+	}
+	for _, h := range s.opts.AllowedHosts {
+		if strings.EqualFold(h, host) {
+			return true
+		}
+	}
+	return false
+}

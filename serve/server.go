@@ -1,0 +1,196 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/cors"
+	"github.com/gofiber/fiber/v2/middleware/recover"
+
+	"github.com/vaultgraph/vaultgraph/serve/store"
+)
+
+// Handler is the type of route handlers, including those of Mounts, and
+// Ctx the request they are given.
+type (
+	Handler = fiber.Handler
+	Ctx     = fiber.Ctx
+)
+
+// Server is the REST server over a snapshot store. It never writes to a
+// snapshot or to the vault. Create it with New, run it with Serve and stop
+// it with Shutdown; the caller owns the store and closes it after
+// Shutdown returns.
+type Server struct {
+	st      *store.Store
+	opts    Options
+	log     *slog.Logger
+	app     *fiber.App
+	metrics *metrics
+	heavy   *limiter
+	token   *[sha256.Size]byte
+	started time.Time
+	ids     *idSource
+	routes  map[string]bool // registered route patterns, the labels of metrics
+	// registered holds "METHOD pattern" of every route.
+	registered map[string]bool
+	openapi    []byte
+}
+
+// New builds the server's routes over st.
+func New(st *store.Store, opts Options) (*Server, error) {
+	opts = opts.withDefaults()
+	s := &Server{
+		st: st, opts: opts, log: opts.Log,
+		metrics: newMetrics(st),
+		token:   tokenDigest(opts.Token),
+		started: time.Now(),
+		ids:     newIDSource(),
+		routes:  map[string]bool{}, registered: map[string]bool{},
+	}
+	s.heavy = newLimiter(opts.MaxHeavy, opts.HeavyWait, s.metrics)
+	doc, err := openAPIDocument(opts.Version, opts.Mounts)
+	if err != nil {
+		return nil, err
+	}
+	s.openapi = doc
+	s.app = fiber.New(fiber.Config{
+		AppName:               "vaultgraph",
+		DisableStartupMessage: true,
+		CaseSensitive:         true,
+		BodyLimit:             opts.BodyLimit,
+		ReadTimeout:           opts.ReadTimeout,
+		WriteTimeout:          opts.WriteTimeout,
+		IdleTimeout:           opts.IdleTimeout,
+		JSONEncoder:           encodeJSON,
+		ErrorHandler:          s.serverError,
+	})
+	s.app.Use(s.observe)
+	s.app.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: s.logPanic}))
+	if len(opts.CORSOrigins) > 0 {
+		s.app.Use(cors.New(cors.Config{
+			AllowOrigins:  strings.Join(opts.CORSOrigins, ","),
+			AllowMethods:  "GET,POST,HEAD,OPTIONS",
+			AllowHeaders:  "Authorization,Content-Type,X-Request-Id",
+			ExposeHeaders: "X-Snapshot-Id,X-Request-Id,Retry-After",
+		}))
+	}
+	s.app.Use(s.authenticate)
+	if err := s.register(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// register adds every route. Each must be documented in openapi.json
+// (TestOpenAPIMatchesRoutes).
+func (s *Server) register() error {
+	s.route(fiber.MethodGet, "/health", s.health)
+	s.route(fiber.MethodGet, "/status", s.withSnapshot(s.status))
+	s.route(fiber.MethodPost, "/query", s.heavyRoute(s.withSnapshot(s.query)))
+	s.route(fiber.MethodPost, "/search", s.heavyRoute(s.withSnapshot(s.search)))
+	s.route(fiber.MethodGet, "/notes/*", s.withSnapshot(s.note))
+	s.route(fiber.MethodPost, "/graph", s.heavyRoute(s.withSnapshot(func(c *fiber.Ctx, snap *store.Snapshot) error {
+		return s.linkGraph(c, snap.Links, nil)
+	})))
+	s.route(fiber.MethodPost, "/retrieve", s.heavyRoute(s.withSnapshot(func(c *fiber.Ctx, snap *store.Snapshot) error {
+		return s.retrieval(c, snap.Retriever, snap.Embedder, snap.RetrieveErr)
+	})))
+	s.route(fiber.MethodGet, "/metrics", s.metricsHandler())
+	s.route(fiber.MethodGet, "/openapi.json", s.openAPI)
+	s.route(fiber.MethodPost, "/admin/reload", s.reload)
+	for _, m := range s.opts.Mounts {
+		if s.registered[m.Method+" "+m.Path] {
+			return fmt.Errorf("mount %s %s: route already registered", m.Method, m.Path)
+		}
+		h := m.Handler
+		if m.Heavy {
+			h = s.heavyRoute(h)
+		}
+		s.route(m.Method, m.Path, h)
+	}
+	return nil
+}
+
+func (s *Server) route(method, path string, h fiber.Handler) {
+	s.app.Add(method, path, h)
+	s.routes[path] = true
+	s.registered[method+" "+path] = true
+}
+
+// App returns the fiber application, for tests that walk its routes.
+func (s *Server) App() *fiber.App { return s.app }
+
+// Serve answers requests on ln until Shutdown. It refuses a listener on a
+// non-loopback address when no token is configured.
+func (s *Server) Serve(ln net.Listener) error {
+	if err := CheckExposure(ln.Addr().String(), s.token != nil); err != nil {
+		return err
+	}
+	return s.app.Listener(ln)
+}
+
+// Shutdown stops accepting connections and waits, until ctx ends, for the
+// requests in flight to finish.
+func (s *Server) Shutdown(ctx context.Context) error {
+	return s.app.ShutdownWithContext(ctx)
+}
+
+// encodeJSON is fiber's JSON encoder: encoding/json without HTML
+// escaping, since responses are read by programs, not pasted into pages.
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// errorFor converts any error a handler returned into an API error; errors
+// that are not the client's are logged and answered without detail.
+func (s *Server) errorFor(c *fiber.Ctx, err error) *apiError {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	if ae, ok := fromCypher(err); ok {
+		return ae
+	}
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		return fromFiber(fe)
+	}
+	rid, _ := c.Locals(localRequestID).(string)
+	s.log.Error("request failed", "request_id", rid, "route", s.routeLabel(c), "err", err)
+	return newError(fiber.StatusInternalServerError, KindInternal, "internal error; the server log has the details under request id %s", rid)
+}
+
+// serverError handles errors raised before routing (a body over the
+// limit, a read timeout, malformed HTTP), which skip the middleware.
+func (s *Server) serverError(c *fiber.Ctx, err error) error {
+	ae := s.errorFor(c, err)
+	s.metrics.observe("unmatched", c.Method(), ae.Status, 0)
+	s.log.Debug("request refused before routing", "status", ae.Status, "kind", ae.Kind)
+	cur := s.st.Current()
+	if cur != "" {
+		c.Set(headerSnapshot, cur)
+	}
+	return writeError(c, ae, cur)
+}
+
+func (s *Server) logPanic(c *fiber.Ctx, e any) {
+	rid, _ := c.Locals(localRequestID).(string)
+	s.log.Error("panic serving request", "request_id", rid, "route", s.routeLabel(c), "panic", fmt.Sprint(e), "stack", string(debug.Stack()))
+}

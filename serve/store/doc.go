@@ -1,0 +1,53 @@
+// Package store keeps the newest good snapshot of a data directory open for
+// a long-running reader (the REST server, the MCP server over stdio or
+// HTTP) and swaps to newer ones as the indexer publishes them.
+//
+// # Lifetimes
+//
+// A Snapshot aggregates components with different costs and owners: the
+// manifest, the in-memory note index (notes, edges and chunks with their
+// text), the vector index (memory-mapped vector files and HNSW graphs) with
+// its query embedder, the read-only graph database (Kuzu, native memory),
+// the link graph, and the GraphRAG retriever built over those (with its
+// BM25 index). One loader (load.go) opens all of them, outside any lock and
+// off the request path, and holds a lease (snapshot.AcquireLease) for as
+// long as the snapshot is open so that garbage collection never deletes it
+// underneath.
+//
+// Readers take a reference with Acquire and give it back with the release
+// function it returns:
+//
+//	snap, release := st.Acquire()
+//	if snap == nil { ... no snapshot yet ... }
+//	defer release()
+//
+// Acquire takes no lock: it loads the current snapshot from an atomic
+// pointer and increments its reference count unless the count has already
+// dropped to zero. The store itself holds one reference on the current
+// snapshot. Publishing a newer one stores the new pointer first and then
+// drops the store's reference on the old one (retires it, the "closing"
+// guard); the old snapshot is closed, its mmaps unmapped, its database
+// closed and its lease released, by whichever release brings the count to
+// zero, never while a reader holds it. There are no finalizers: mmaps and
+// native database handles are not Go memory, so they are closed
+// deterministically.
+//
+// # What is served
+//
+// Refresh lists DATA/snapshots and considers only ids newer than the one
+// served, newest first, so the store never swaps to an older snapshot. A
+// snapshot that fails to open or verify is logged, counted and remembered
+// with a signature of its files (names, sizes, modification times); it is
+// tried again only when that signature changes, so a bad snapshot is never
+// retried in a loop, and a copy that was still being written is picked up
+// once it is complete. The current snapshot keeps serving meanwhile. A
+// snapshot deleted from disk while open keeps answering from its open
+// files and memory.
+//
+// Watch keeps the store current: fsnotify events on DATA/snapshots,
+// debounced, plus a periodic rescan, since bind mounts and network file
+// systems drop events.
+//
+// The store never writes to a snapshot or to the vault; the only files it
+// creates are lease files in DATA/leases.
+package store

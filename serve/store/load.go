@@ -1,0 +1,188 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/embed"
+	"github.com/vaultgraph/vaultgraph/snapshot/linkgraph"
+	"github.com/vaultgraph/vaultgraph/snapshot/retrieve"
+	"github.com/vaultgraph/vaultgraph/snapshot/search"
+)
+
+// ErrUnavailable is wrapped by Snapshot.SearchErr and Snapshot.GraphErr
+// when a capability cannot be offered for a snapshot (built without the
+// stage, or this build of vaultgraph cannot open it). The snapshot is still
+// served; only that capability answers with the reason.
+var ErrUnavailable = errors.New("not available")
+
+// A component is one part of an opened snapshot. Components open
+// concurrently, each setting its own fields of the Snapshot; open registers
+// what it opened with s.addCloser; an error rejects the whole snapshot
+// (whatever the components opened is closed again). Components that depend on
+// server configuration rather than on the snapshot's bytes record their
+// unavailability on s instead of failing, so that a server set up without,
+// say, an embedding model still serves notes and queries.
+//
+// Adding a component means a field on Snapshot and a line here; nothing on
+// the request path changes.
+type component struct {
+	name string
+	open func(ctx context.Context, st *Store, sn *snapshot.Snapshot, s *Snapshot) error
+}
+
+var components = []component{
+	{"notes", openNotes},
+	{"vectors", openVectors},
+	{"graph", openGraph},
+}
+
+// dependents build on the components above and open after them, in order.
+var dependents = []component{
+	{"links", openLinks},
+	{"retrieval", openRetriever},
+}
+
+// load opens every component of the snapshot e, holding a lease on it from
+// before its manifest is read until it is closed. It runs outside any lock
+// that requests take. On error nothing stays open.
+func (st *Store) load(ctx context.Context, e snapshot.Entry) (*Snapshot, error) {
+	start := time.Now()
+	releaseLease, err := snapshot.AcquireLease(st.dataDir, e.ID)
+	if err != nil {
+		return nil, err
+	}
+	s := newSnapshot(e.ID, e.Dir)
+	s.addCloser("lease", releaseLease)
+	if err := st.openComponents(ctx, e, s); err != nil {
+		return nil, errors.Join(err, s.closeComponents())
+	}
+	s.Loaded = time.Now()
+	s.LoadTime = s.Loaded.Sub(start)
+	return s, nil
+}
+
+// openComponents opens the components concurrently: they read different
+// files, and a swap should take as little time as the slowest of them.
+func (st *Store) openComponents(ctx context.Context, e snapshot.Entry, s *Snapshot) error {
+	sn, err := snapshot.Open(e.Dir, snapshot.OpenOptions{VerifyChecksums: st.opts.Verify})
+	if err != nil {
+		return err
+	}
+	s.Manifest = sn.Manifest
+	g, gctx := errgroup.WithContext(ctx)
+	for _, c := range components {
+		g.Go(func() error { return st.openComponent(gctx, c, sn, s) })
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for _, c := range dependents {
+		if err := st.openComponent(ctx, c, sn, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (st *Store) openComponent(ctx context.Context, c component, sn *snapshot.Snapshot, s *Snapshot) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := c.open(ctx, st, sn, s); err != nil {
+		return fmt.Errorf("open %s of snapshot %s: %w", c.name, sn.ID, err)
+	}
+	return nil
+}
+
+func openNotes(_ context.Context, _ *Store, sn *snapshot.Snapshot, s *Snapshot) error {
+	n, err := loadNotes(sn)
+	if err != nil {
+		return err
+	}
+	s.Notes = n
+	return nil
+}
+
+// openVectors maps the vector files and graphs and builds the query
+// embedder. Damaged vector files reject the snapshot; a snapshot without
+// vectors, or an embedder this server cannot build (a remote model without
+// its key, a builtin algorithm of another version), leaves search
+// unavailable with the reason.
+func openVectors(_ context.Context, st *Store, sn *snapshot.Snapshot, s *Snapshot) error {
+	m := sn.Manifest
+	if m.Vectors == nil || m.Embedder == nil {
+		s.SearchErr = fmt.Errorf("vector search is %w: snapshot %s was built without the embedding stage; index the vault with an embedder", ErrUnavailable, sn.ID)
+		return nil
+	}
+	e, err := embed.ForSnapshot(m.Embedder, st.opts.Embed)
+	if err != nil {
+		s.SearchErr = fmt.Errorf("vector search is %w: %w", ErrUnavailable, err)
+		return nil
+	}
+	opts := st.opts.Search
+	// Chunk text is served from the note index; do not hold it twice.
+	opts.Text = false
+	ix, err := search.Open(sn, opts)
+	if err != nil {
+		return err
+	}
+	s.addCloser("vectors", ix.Close)
+	s.Search, s.Embedder = ix, e
+	return nil
+}
+
+// openGraph opens the graph database through Options.OpenGraph.
+func openGraph(ctx context.Context, st *Store, sn *snapshot.Snapshot, s *Snapshot) error {
+	open := st.opts.OpenGraph
+	if open == nil {
+		open = GraphOpenerWith(st.opts.GraphDB)
+	}
+	g, err := open(ctx, sn)
+	if errors.Is(err, ErrUnavailable) {
+		s.GraphErr = err
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s.addCloser("graph", g.Close)
+	s.Graph = g
+	return nil
+}
+
+// openLinks builds the link graph (graph navigation, POST /graph) from the
+// notes and edges the note index already holds; it shares their strings.
+func openLinks(_ context.Context, _ *Store, sn *snapshot.Snapshot, s *Snapshot) error {
+	g, err := linkgraph.New(sn.ID, s.Notes.notes, s.Notes.edges)
+	if err != nil {
+		return err
+	}
+	s.Links = g
+	return nil
+}
+
+// openRetriever builds the GraphRAG retriever (POST /retrieve) over the
+// link graph, the vector index, the query embedder and the chunks of the
+// note index. Without vector search there is no retrieval, for the same
+// reason; a retriever that cannot be built over the snapshot's own files
+// (a BM25 index of other chunks) rejects the snapshot.
+func openRetriever(_ context.Context, _ *Store, sn *snapshot.Snapshot, s *Snapshot) error {
+	if s.Search == nil {
+		s.RetrieveErr = s.SearchErr
+		return nil
+	}
+	r, err := retrieve.New(retrieve.Sources{Snapshot: sn, Graph: s.Links, Search: s.Search, Embedder: s.Embedder,
+		Chunks: s.Notes.formatChunks()})
+	if err != nil {
+		return err
+	}
+	s.addCloser("retrieval", r.Close)
+	s.Retriever = r
+	return nil
+}

@@ -1,0 +1,181 @@
+package store
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/snapshot"
+)
+
+// Notes is the in-memory index of a snapshot's notes (and stubs), their
+// edges in both directions and their chunks, built once when the snapshot
+// is loaded. Lookups never touch the disk. It is read-only after loading
+// and safe for concurrent use.
+type Notes struct {
+	notes    []format.Note
+	byID     map[string]int32
+	edges    []format.Edge
+	out, in  [][]int32 // per note: indexes into edges
+	chunks   []Chunk
+	chunksOf [][]int32 // per note: indexes into chunks, in ordinal order
+	chunkID  map[string]int32
+}
+
+// Chunk is a passage of a note as the server holds it: format.Chunk
+// without the embedding header, which nothing served carries. Text shares
+// the memory of its note's content.
+type Chunk struct {
+	ID      string `parquet:"id"`
+	Note    string `parquet:"note"`
+	Ordinal int32  `parquet:"ordinal"`
+	Heading string `parquet:"heading"`
+	Start   int32  `parquet:"start"`
+	End     int32  `parquet:"end"`
+	Line    int32  `parquet:"line"`
+	Text    string `parquet:"text"`
+	// TextSHA256 keys the chunk's vector (format.Chunk.TextSHA256).
+	TextSHA256 string `parquet:"text_sha256"`
+}
+
+// loadNotes reads the snapshot's notes, edges and chunks tables.
+func loadNotes(s *snapshot.Snapshot) (*Notes, error) {
+	notes, err := s.Notes()
+	if err != nil {
+		return nil, err
+	}
+	edges, err := s.Edges()
+	if err != nil {
+		return nil, err
+	}
+	chunks, err := snapshot.ReadTable[Chunk](filepath.Join(s.Dir, format.ChunksFile))
+	if err != nil {
+		return nil, err
+	}
+	return newNotes(notes, edges, chunks)
+}
+
+func newNotes(notes []format.Note, edges []format.Edge, chunks []Chunk) (*Notes, error) {
+	n := &Notes{
+		notes:    notes,
+		byID:     make(map[string]int32, len(notes)),
+		edges:    edges,
+		out:      make([][]int32, len(notes)),
+		in:       make([][]int32, len(notes)),
+		chunks:   chunks,
+		chunksOf: make([][]int32, len(notes)),
+		chunkID:  make(map[string]int32, len(chunks)),
+	}
+	for i, note := range notes {
+		if _, dup := n.byID[note.ID]; dup {
+			return nil, fmt.Errorf("notes table: note id %q appears twice", note.ID)
+		}
+		n.byID[note.ID] = int32(i)
+	}
+	for i, e := range edges {
+		// An edge whose end is not a row is a snapshot the indexer would
+		// never write; keep serving the rest of it rather than refuse it.
+		if src, ok := n.byID[e.Source]; ok {
+			n.out[src] = append(n.out[src], int32(i))
+		}
+		if dst, ok := n.byID[e.Target]; ok {
+			n.in[dst] = append(n.in[dst], int32(i))
+		}
+	}
+	for i := range chunks {
+		c := &chunks[i]
+		n.chunkID[c.ID] = int32(i)
+		owner, ok := n.byID[c.Note]
+		if !ok {
+			continue
+		}
+		n.chunksOf[owner] = append(n.chunksOf[owner], int32(i))
+		// A chunk's text is its note's content from Start to End (the
+		// contract in format.Chunk): share that memory instead of holding
+		// the vault's text twice. Should a chunk differ, it keeps its own.
+		content := notes[owner].Content
+		if c.Start >= 0 && c.Start <= c.End && int(c.End) <= len(content) && content[c.Start:c.End] == c.Text {
+			c.Text = content[c.Start:c.End]
+		}
+	}
+	for _, cs := range n.chunksOf {
+		sort.Slice(cs, func(a, b int) bool { return chunks[cs[a]].Ordinal < chunks[cs[b]].Ordinal })
+	}
+	return n, nil
+}
+
+// Len returns the number of notes and stubs.
+func (n *Notes) Len() int { return len(n.notes) }
+
+// Lookup finds a note or stub by its id, which for a note is its
+// vault-relative path ("Projects/Search.md"). The key is a lookup key, never
+// a file system path. It also accepts the path in another Unicode
+// normalisation form (macOS writes NFD) and a note path without its .md
+// extension.
+func (n *Notes) Lookup(key string) (*format.Note, bool) {
+	candidates := []string{key, norm.NFC.String(key)}
+	if !strings.HasSuffix(strings.ToLower(key), ".md") {
+		candidates = append(candidates, key+".md", norm.NFC.String(key)+".md")
+	}
+	for _, k := range candidates {
+		if i, ok := n.byID[k]; ok {
+			return &n.notes[i], true
+		}
+	}
+	return nil, false
+}
+
+// Outgoing returns the edges whose source is the note id, in table order.
+func (n *Notes) Outgoing(id string) []*format.Edge { return n.edgeList(id, n.out) }
+
+// Incoming returns the edges whose target is the note id, in table order.
+func (n *Notes) Incoming(id string) []*format.Edge { return n.edgeList(id, n.in) }
+
+func (n *Notes) edgeList(id string, index [][]int32) []*format.Edge {
+	i, ok := n.byID[id]
+	if !ok {
+		return nil
+	}
+	out := make([]*format.Edge, len(index[i]))
+	for k, e := range index[i] {
+		out[k] = &n.edges[e]
+	}
+	return out
+}
+
+// Chunks returns the note's chunks in order.
+func (n *Notes) Chunks(id string) []*Chunk {
+	i, ok := n.byID[id]
+	if !ok {
+		return nil
+	}
+	out := make([]*Chunk, len(n.chunksOf[i]))
+	for k, c := range n.chunksOf[i] {
+		out[k] = &n.chunks[c]
+	}
+	return out
+}
+
+// Chunk returns the chunk with the given id.
+func (n *Notes) Chunk(id string) (*Chunk, bool) {
+	i, ok := n.chunkID[id]
+	if !ok {
+		return nil, false
+	}
+	return &n.chunks[i], true
+}
+
+// formatChunks returns the chunks as format rows for components that take
+// them, sharing their strings.
+func (n *Notes) formatChunks() []format.Chunk {
+	out := make([]format.Chunk, len(n.chunks))
+	for i, c := range n.chunks {
+		out[i] = format.Chunk{ID: c.ID, Note: c.Note, Ordinal: c.Ordinal, Heading: c.Heading, Start: c.Start,
+			End: c.End, Line: c.Line, Text: c.Text, TextSHA256: c.TextSHA256}
+	}
+	return out
+}

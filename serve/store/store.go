@@ -1,0 +1,325 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/embed"
+	"github.com/vaultgraph/vaultgraph/snapshot/graphdb"
+	"github.com/vaultgraph/vaultgraph/snapshot/search"
+)
+
+// ErrClosed is returned by Refresh after Close.
+var ErrClosed = errors.New("snapshot store is closed")
+
+// Options configure a Store. The zero value checks sizes only and uses the
+// defaults of the embedding, search and graph packages.
+type Options struct {
+	// Verify recomputes the sha256 of every file of a snapshot before
+	// serving it (sizes are always checked). It reads the whole snapshot
+	// once per swap.
+	Verify bool
+	// Embed configures the query embedder of remote models (hosts, keys).
+	Embed embed.Config
+	// Search tunes vector searches (EfSearch).
+	Search search.Options
+	// GraphDB sizes the graph database of each open snapshot: buffer pool,
+	// threads, connections, default timeout and row cap.
+	GraphDB graphdb.Options
+	// OpenGraph replaces the default opener (GraphOpenerWith(GraphDB)).
+	OpenGraph GraphOpener
+	// Log receives swaps, rejections and closes (discarded when nil).
+	Log *slog.Logger
+}
+
+// Store serves the newest good snapshot of a data directory. Acquire is
+// safe for concurrent use and lock-free; Refresh, Watch and Close may be
+// called from any goroutine and serialise among themselves.
+type Store struct {
+	dataDir string
+	opts    Options
+	log     *slog.Logger
+	cur     atomic.Pointer[Snapshot]
+
+	// refreshMu serialises Refresh and Close. Readers never take it.
+	refreshMu sync.Mutex
+	rejected  map[string]rejection // by snapshot id
+	seen      map[string]bool
+
+	closing atomic.Bool
+	ctx     context.Context // canceled by Close, to stop a load in progress
+	cancel  context.CancelFunc
+	open    sync.WaitGroup // snapshots loaded and not yet closed
+
+	nSeen, nRejected, nSwaps, nOpen atomic.Int64
+	lastRejection                   atomic.Pointer[Rejection]
+}
+
+// rejection remembers a snapshot that failed, with the signature of its
+// files when it was tried.
+type rejection struct {
+	signature string
+	Rejection
+}
+
+// Rejection is a snapshot that was not served and why.
+type Rejection struct {
+	ID     string    `json:"id"`
+	Reason string    `json:"reason"`
+	At     time.Time `json:"at"`
+}
+
+// New returns a store for dataDir serving nothing yet; call Refresh to open
+// the newest snapshot and Watch to follow new ones. dataDir must exist (a
+// missing one is more likely a typo than a data directory to come); it may
+// hold no snapshot yet.
+func New(dataDir string, opts Options) (*Store, error) {
+	fi, err := os.Stat(dataDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("data directory %s does not exist: run vaultgraph index --data %s first", dataDir, dataDir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("data directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("data directory %s is not a directory", dataDir)
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Store{
+		dataDir: dataDir, opts: opts, log: opts.Log,
+		rejected: map[string]rejection{}, seen: map[string]bool{},
+		ctx: ctx, cancel: cancel,
+	}, nil
+}
+
+// DataDir returns the data directory the store serves.
+func (st *Store) DataDir() string { return st.dataDir }
+
+// Acquire returns the current snapshot with a reference held on it, and
+// the function that releases the reference; call it exactly once when done
+// (calling it again is harmless). The snapshot stays open, whatever swaps
+// happen meanwhile, until it is released. Acquire returns nil and a no-op
+// release when no snapshot is served yet (or after Close). It never blocks.
+func (st *Store) Acquire() (*Snapshot, func()) {
+	for {
+		s := st.cur.Load()
+		if s == nil {
+			return nil, func() {}
+		}
+		if s.tryRef() {
+			r := &reference{s: s}
+			return s, r.release
+		}
+		// s drained to zero after being retired, so cur already holds its
+		// successor (or nil after Close): load again.
+	}
+}
+
+// Current returns the id of the snapshot being served, "" when none.
+func (st *Store) Current() string {
+	if s := st.cur.Load(); s != nil {
+		return s.ID
+	}
+	return ""
+}
+
+// RefreshResult reports one Refresh.
+type RefreshResult struct {
+	Previous string      `json:"previous"`
+	Current  string      `json:"current"`
+	Swapped  bool        `json:"swapped"`
+	Rejected []Rejection `json:"rejected"`
+}
+
+// Refresh looks for snapshots newer than the one served and swaps to the
+// newest one that opens. Newer snapshots that fail are logged, counted and
+// skipped; each is tried again only once its files change. Refresh returns
+// an error only when the snapshots directory cannot be listed, ctx ends or
+// the store is closed; the current snapshot keeps serving in every case.
+func (st *Store) Refresh(ctx context.Context) (RefreshResult, error) {
+	return st.refresh(ctx, false)
+}
+
+// Retry is Refresh that also tries again the snapshots rejected before,
+// changed or not: the operator's way out when a snapshot failed for a
+// reason outside it (memory, permissions) that has since been fixed.
+func (st *Store) Retry(ctx context.Context) (RefreshResult, error) {
+	return st.refresh(ctx, true)
+}
+
+func (st *Store) refresh(ctx context.Context, retry bool) (RefreshResult, error) {
+	st.refreshMu.Lock()
+	defer st.refreshMu.Unlock()
+	if retry {
+		clear(st.rejected)
+	}
+	res := RefreshResult{Previous: st.Current(), Rejected: []Rejection{}}
+	res.Current = res.Previous
+	if st.closing.Load() {
+		return res, ErrClosed
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(st.ctx, cancel)()
+
+	entries, err := snapshot.List(st.dataDir)
+	if err != nil {
+		return res, err
+	}
+	st.forget(entries)
+	for i := len(entries) - 1; i >= 0 && entries[i].ID > res.Previous; i-- {
+		e := entries[i]
+		sig := signature(e.Dir)
+		if r, ok := st.rejected[e.ID]; ok && r.signature == sig {
+			continue
+		}
+		s, err := st.load(ctx, e)
+		if ctx.Err() != nil {
+			if s != nil {
+				err = s.closeComponents()
+			}
+			return res, errors.Join(ctx.Err(), err)
+		}
+		if err != nil {
+			if vanished(e.Dir) {
+				st.log.Debug("snapshot disappeared while opening it", "snapshot", e.ID)
+				continue
+			}
+			r := st.reject(e.ID, sig, err)
+			res.Rejected = append(res.Rejected, r)
+			continue
+		}
+		st.publish(s, res.Previous)
+		res.Current, res.Swapped = s.ID, true
+		// Loading decodes whole tables: return the garbage to the system
+		// rather than keep it resident until the heap next grows.
+		debug.FreeOSMemory()
+		break
+	}
+	return res, nil
+}
+
+// forget counts newly seen snapshots and drops rejections of snapshots that
+// are gone.
+func (st *Store) forget(entries []snapshot.Entry) {
+	listed := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		listed[e.ID] = true
+		if !st.seen[e.ID] {
+			st.seen[e.ID] = true
+			st.nSeen.Add(1)
+		}
+	}
+	for id := range st.rejected {
+		if !listed[id] {
+			delete(st.rejected, id)
+		}
+	}
+}
+
+func (st *Store) reject(id, sig string, err error) Rejection {
+	r := Rejection{ID: id, Reason: err.Error(), At: time.Now().UTC()}
+	st.rejected[id] = rejection{signature: sig, Rejection: r}
+	st.nRejected.Add(1)
+	st.lastRejection.Store(&r)
+	st.log.Warn("skipping a snapshot that does not open; still serving the previous one",
+		"snapshot", id, "serving", st.Current(), "err", err)
+	return r
+}
+
+// publish makes s the current snapshot and retires the previous one, which
+// closes when its last reader releases it. The pointer is stored before
+// the old snapshot is retired, so Acquire never finds a drained snapshot
+// without a successor.
+func (st *Store) publish(s *Snapshot, previous string) {
+	st.open.Add(1)
+	st.nOpen.Add(1)
+	s.onClose = st.closed
+	old := st.cur.Swap(s)
+	if old != nil {
+		st.nSwaps.Add(1)
+		old.retire()
+	}
+	st.log.Info("serving snapshot", "snapshot", s.ID, "previous", previous,
+		"notes", s.Manifest.Counts.Notes, "load_ms", s.LoadTime.Milliseconds(),
+		"search", s.SearchErr == nil, "cypher", s.GraphErr == nil)
+}
+
+// closed is called once per published snapshot, after its last release.
+func (st *Store) closed(s *Snapshot, err error) {
+	if err != nil {
+		st.log.Warn("closing a retired snapshot", "snapshot", s.ID, "err", err)
+	} else {
+		st.log.Debug("closed retired snapshot", "snapshot", s.ID)
+	}
+	// A snapshot holds hundreds of megabytes for a large vault, and swaps
+	// are minutes apart: hand its memory back to the system now, so that
+	// the resident size follows the snapshot served instead of the peak
+	// of the last swap.
+	debug.FreeOSMemory()
+	st.nOpen.Add(-1)
+	st.open.Done()
+}
+
+// Close stops serving: Acquire returns nil from now on, a load in progress
+// is abandoned, and Close waits (until ctx ends) for every snapshot to be
+// released by its readers and closed.
+func (st *Store) Close(ctx context.Context) error {
+	if st.closing.Swap(true) {
+		return st.wait(ctx)
+	}
+	st.cancel()
+	st.refreshMu.Lock()
+	if old := st.cur.Swap(nil); old != nil {
+		old.retire()
+	}
+	st.refreshMu.Unlock()
+	return st.wait(ctx)
+}
+
+func (st *Store) wait(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { st.open.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("close snapshot store: %d snapshots still in use: %w", st.nOpen.Load(), ctx.Err())
+	}
+}
+
+// Stats are the store's counters since it was created.
+type Stats struct {
+	// Current is the id served, "" when none.
+	Current string
+	// Seen counts distinct snapshot ids found in the data directory;
+	// Rejected counts failed attempts to open one (each bad snapshot once
+	// per change of its files); Swaps counts replacements of the served
+	// snapshot.
+	Seen, Rejected, Swaps int64
+	// Open counts snapshots open: the current one and retired ones still
+	// held by readers.
+	Open int64
+	// LastRejection is the most recent rejection, nil when none.
+	LastRejection *Rejection
+}
+
+// Stats returns the store's counters.
+func (st *Store) Stats() Stats {
+	return Stats{
+		Current: st.Current(), Seen: st.nSeen.Load(), Rejected: st.nRejected.Load(),
+		Swaps: st.nSwaps.Load(), Open: st.nOpen.Load(), LastRejection: st.lastRejection.Load(),
+	}
+}

@@ -1,0 +1,199 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/snapshot"
+)
+
+// WatchOptions configure Watch.
+type WatchOptions struct {
+	// Poll is the interval of the full rescan that backs up file system
+	// events, which bind mounts and network file systems drop (default
+	// DefaultPoll; negative: events only).
+	Poll time.Duration
+	// Debounce is how long Watch waits after the last event before it
+	// rescans, so that a burst of events costs one rescan (default
+	// DefaultDebounce).
+	Debounce time.Duration
+
+	// noEvents disables fsnotify, as on file systems that drop events
+	// (tests of the polling fallback).
+	noEvents bool
+}
+
+// Defaults of WatchOptions.
+const (
+	DefaultPoll     = time.Minute
+	DefaultDebounce = 100 * time.Millisecond
+)
+
+// Watch keeps the store current until ctx ends or the store is closed,
+// then returns nil. It rescans on fsnotify events in DATA/snapshots (a
+// snapshot renamed into place; a snapshot directory being copied in, whose
+// manifest arrives last), debounced, and every Poll regardless. When file
+// system events are unavailable it polls only. Errors are logged, never
+// fatal: the current snapshot keeps serving.
+func (st *Store) Watch(ctx context.Context, opts WatchOptions) error {
+	if opts.Poll == 0 {
+		opts.Poll = DefaultPoll
+	}
+	if opts.Debounce <= 0 {
+		opts.Debounce = DefaultDebounce
+	}
+	w := newDirWatch(st, !opts.noEvents)
+	defer w.close()
+	w.ensure()
+
+	var pollC <-chan time.Time
+	if opts.Poll > 0 {
+		t := time.NewTicker(opts.Poll)
+		defer t.Stop()
+		pollC = t.C
+	}
+	debounce := time.NewTimer(time.Hour)
+	debounce.Stop()
+	defer debounce.Stop()
+
+	refresh := func(why string) bool {
+		if _, err := st.Refresh(ctx); err != nil {
+			if errors.Is(err, ErrClosed) || ctx.Err() != nil {
+				return false
+			}
+			st.log.Warn("rescanning snapshots", "trigger", why, "err", err)
+		}
+		w.ensure()
+		return true
+	}
+	// Catch up once the watches are in place: a snapshot published between
+	// the store's first scan and the watches being added made no event
+	// this watcher could see.
+	if !refresh("start") {
+		return nil
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-st.ctx.Done():
+			return nil
+		case ev := <-w.events():
+			if w.relevant(ev) {
+				debounce.Reset(opts.Debounce)
+			}
+		case err := <-w.errors():
+			// An overflowed queue lost events: rescan to be sure.
+			st.log.Warn("file system events", "err", err)
+			debounce.Reset(opts.Debounce)
+		case <-debounce.C:
+			if !refresh("event") {
+				return nil
+			}
+		case <-pollC:
+			if !refresh("poll") {
+				return nil
+			}
+		}
+	}
+}
+
+// dirWatch is the fsnotify side of Watch. Its methods run on Watch's
+// goroutine only.
+type dirWatch struct {
+	st      *Store
+	w       *fsnotify.Watcher // nil when events are unavailable
+	snaps   string
+	partial map[string]bool // snapshot directories watched until their manifest appears
+}
+
+func newDirWatch(st *Store, events bool) *dirWatch {
+	d := &dirWatch{st: st, snaps: snapshot.SnapshotsDir(st.dataDir), partial: map[string]bool{}}
+	if !events {
+		return d
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		st.log.Warn("file system events unavailable; polling only", "err", err)
+		return d
+	}
+	d.w = w
+	return d
+}
+
+func (d *dirWatch) close() {
+	if d.w != nil {
+		_ = d.w.Close()
+	}
+}
+
+func (d *dirWatch) events() <-chan fsnotify.Event {
+	if d.w == nil {
+		return nil
+	}
+	return d.w.Events
+}
+
+func (d *dirWatch) errors() <-chan error {
+	if d.w == nil {
+		return nil
+	}
+	return d.w.Errors
+}
+
+// ensure (re)establishes the watches: DATA/snapshots when it exists, else
+// DATA so that its creation is noticed; and stops watching snapshot
+// directories that were copied in once they are served, superseded or
+// gone. Adding a watch that exists is a no-op.
+func (d *dirWatch) ensure() {
+	if d.w == nil {
+		return
+	}
+	if err := d.w.Add(d.snaps); err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			d.st.log.Warn("watching snapshots directory; polling only until it works", "dir", d.snaps, "err", err)
+		}
+		_ = d.w.Add(d.st.dataDir)
+	}
+	current := d.st.Current()
+	for dir := range d.partial {
+		if filepath.Base(dir) <= current || !exists(dir) {
+			_ = d.w.Remove(dir)
+			delete(d.partial, dir)
+		}
+	}
+}
+
+// relevant reports whether ev may mean a new snapshot is complete. A new
+// snapshot directory is watched itself until it is served, superseded or
+// gone: one renamed into place is complete already, but one being copied
+// in (rsync, cp -r) completes later, and its completion must be noticed
+// without waiting for the next poll.
+func (d *dirWatch) relevant(ev fsnotify.Event) bool {
+	dir, name := filepath.Dir(ev.Name), filepath.Base(ev.Name)
+	switch {
+	case ev.Name == d.snaps:
+		// DATA/snapshots itself was created (watching DATA) or removed.
+		d.ensure()
+		return ev.Has(fsnotify.Create)
+	case dir == d.snaps && format.ValidSnapshotID(name) && ev.Has(fsnotify.Create):
+		if name > d.st.Current() && !d.partial[ev.Name] && d.w.Add(ev.Name) == nil {
+			d.partial[ev.Name] = true
+		}
+		return true
+	case d.partial[dir]:
+		return ev.Has(fsnotify.Create) || ev.Has(fsnotify.Write) || ev.Has(fsnotify.Rename)
+	}
+	return false
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
