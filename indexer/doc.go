@@ -7,5 +7,7 @@
 // (vectors, graph database) through package snapshot.
 //
 // One indexer runs per data directory at a time (snapshot.Lock). A run whose
-// vault, options and stages are unchanged publishes nothing.
+// vault, options and stages are unchanged publishes nothing. Watch runs the
+// indexer again after every change to the vault (file system events or
+// polling); package schedule writes the timers that run it periodically.
 package indexer

@@ -15,5 +15,12 @@
 // take for one; RemoveLeftovers clears what it left.
 //
 // Snapshots are immutable once published. Open reads and checks one; the
-// table readers return its rows.
+// table readers return its rows. PublishCopy publishes a snapshot built
+// elsewhere (an imported archive, see package archive) under its own
+// manifest, with Publish's guarantees.
+//
+// Snapshots are removed only by GC: never the newest, never one a process
+// holds a lease on (AcquireLease), and always by renaming the directory to
+// a temporary name before deleting its files, so that a half-deleted
+// snapshot is never listed.
 package snapshot

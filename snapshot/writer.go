@@ -65,6 +65,12 @@ func (w *Writer) Publish(m *format.Manifest) (dir string, err error) {
 	if err != nil {
 		return "", err
 	}
+	return w.commit(data)
+}
+
+// commit writes manifest.json (the files under Dir are already durable),
+// fsyncs it and Dir, renames Dir into place and fsyncs DATA/snapshots.
+func (w *Writer) commit(data []byte) (dir string, err error) {
 	// The manifest is written after every other file is durable, so a
 	// manifest on disk always describes complete files.
 	if err := writeFileSync(filepath.Join(w.tmp, format.ManifestFile), data); err != nil {

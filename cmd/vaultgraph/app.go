@@ -28,6 +28,7 @@ func newApp() *cli.App {
 			graphCommand(),
 			retrieveCommand(),
 			serveCommand(),
+			scheduleCommand(),
 		},
 		// Errors go back to main, which prints them and picks the exit code.
 		ExitErrHandler:  func(*cli.Context, error) {},

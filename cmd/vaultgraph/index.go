@@ -25,7 +25,7 @@ nothing, prints "unchanged <id>" on stderr and exits 0, so timers stay quiet.`,
 			&cli.DurationFlag{Name: "wait", Usage: "how long to wait for another indexer holding the data directory"},
 			&cli.BoolFlag{Name: "full", Usage: "re-parse every note instead of reusing the newest snapshot"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
-		}, stageFlags()...),
+		}, append(watchFlags(), stageFlags()...)...),
 		Action: runIndex,
 	}
 }
@@ -47,21 +47,30 @@ func runIndex(c *cli.Context) error {
 		ToolVersion:  toolVersion(),
 		Log:          logger(c),
 	}
+	if c.Bool("watch") || c.IsSet("poll") {
+		return runWatch(c, opts)
+	}
 	res, err := indexer.Run(c.Context, opts)
 	if err != nil {
 		return err
 	}
+	printIndexResult(c, res)
+	return nil
+}
+
+// printIndexResult prints a run's summary on stdout, or "unchanged <id>" on
+// stderr, or nothing with --quiet.
+func printIndexResult(c *cli.Context, res *indexer.Result) {
 	if c.Bool("quiet") {
-		return nil
+		return
 	}
 	if res.Unchanged {
 		fmt.Fprintf(c.App.ErrWriter, "unchanged %s\n", res.ID)
-		return nil
+		return
 	}
 	m := res.Manifest
 	fmt.Fprintf(c.App.Writer, "snapshot %s\n", res.ID)
 	fmt.Fprintf(c.App.Writer, "  notes %d (parsed %d, reused %d), stubs %d, edges %d, unresolved links %d, chunks %d, warnings %d\n",
 		m.Counts.Notes, res.Parsed, res.Reused, m.Counts.Stubs, m.Counts.Edges, m.Counts.Unresolved, m.Counts.Chunks, m.Counts.Warnings)
 	fmt.Fprintf(c.App.Writer, "  %s in %s\n", res.Dir, res.Elapsed.Round(1e6))
-	return nil
 }

@@ -10,6 +10,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/vaultgraph/vaultgraph/indexer/schedule"
+	"github.com/vaultgraph/vaultgraph/snapshot"
 )
 
 // version is stamped at build time with -ldflags "-X main.version=...".
@@ -41,6 +44,12 @@ func exitCode(err error) int {
 			fmt.Fprintln(os.Stderr, "vaultgraph:", ee.err)
 		}
 		return ee.code
+	}
+	if errors.Is(err, snapshot.ErrLocked) {
+		// EX_TEMPFAIL: another indexer holds the data directory; a timer's
+		// run that overlaps one is skipped, not failed (see schedule).
+		fmt.Fprintln(os.Stderr, "vaultgraph:", err)
+		return schedule.ExitLocked
 	}
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(os.Stderr, "vaultgraph: interrupted")

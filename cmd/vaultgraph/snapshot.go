@@ -18,7 +18,7 @@ import (
 func snapshotCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "snapshot",
-		Usage: "list, show and verify snapshots",
+		Usage: "list, show, verify, export, import, diff and garbage-collect snapshots",
 		Subcommands: []*cli.Command{
 			{
 				Name:   "list",
@@ -36,10 +36,14 @@ func snapshotCommand() *cli.Command {
 			{
 				Name:      "verify",
 				Usage:     "recompute every checksum of a snapshot; exits 1 on any mismatch",
-				ArgsUsage: "[ID]",
-				Flags:     []cli.Flag{dataFlag(), &cli.BoolFlag{Name: "all", Usage: "verify every snapshot"}},
+				ArgsUsage: "[ID | PATH]  (a PATH with a slash checks a copied snapshot directory before it is renamed into place)",
+				Flags:     []cli.Flag{optionalDataFlag(), &cli.BoolFlag{Name: "all", Usage: "verify every snapshot"}},
 				Action:    runSnapshotVerify,
 			},
+			exportCommand(),
+			importCommand(),
+			diffCommand(),
+			gcCommand(),
 		},
 	}
 }
@@ -149,13 +153,16 @@ func runSnapshotVerify(c *cli.Context) error {
 	data := c.String("data")
 	var entries []snapshot.Entry
 	if c.Bool("all") {
+		if data == "" {
+			return &exitError{code: 2, err: errors.New("--all needs --data")}
+		}
 		all, err := snapshot.List(data)
 		if err != nil {
 			return err
 		}
 		entries = all
 	} else {
-		e, err := snapshot.Resolve(data, c.Args().First())
+		e, err := resolveRef(data, c.Args().First())
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/vaultgraph/vaultgraph/snapshot"
+)
+
+// optionalDataFlag is --data for commands that also take snapshot
+// directory paths, which need no data directory.
+func optionalDataFlag() cli.Flag {
+	return &cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "data directory holding the snapshots", EnvVars: []string{"VAULTGRAPH_DATA"}}
+}
+
+// isPathRef reports whether a snapshot reference names a directory rather
+// than an id: it holds a path separator or is . or ..
+func isPathRef(ref string) bool {
+	return strings.ContainsRune(ref, '/') || strings.ContainsRune(ref, filepath.Separator) || ref == "." || ref == ".."
+}
+
+// resolveRef finds a snapshot by id, id prefix or "latest" in data, or by
+// the path of its directory.
+func resolveRef(data, ref string) (snapshot.Entry, error) {
+	if isPathRef(ref) {
+		dir, err := filepath.Abs(ref)
+		if err != nil {
+			return snapshot.Entry{}, err
+		}
+		fi, err := os.Stat(dir)
+		if err != nil {
+			return snapshot.Entry{}, fmt.Errorf("snapshot directory: %w", err)
+		}
+		if !fi.IsDir() {
+			return snapshot.Entry{}, fmt.Errorf("snapshot directory: %s is not a directory", dir)
+		}
+		return snapshot.Entry{ID: filepath.Base(dir), Dir: dir}, nil
+	}
+	if data == "" {
+		return snapshot.Entry{}, &exitError{code: 2, err: errors.New("--data is required to find a snapshot by id (or give the path of a snapshot directory)")}
+	}
+	return snapshot.Resolve(data, ref)
+}
+
+// leaseIfInData takes a lease on a snapshot of a data directory so that gc
+// leaves it alone while a command reads it. It is best effort: reading a
+// snapshot on a read-only mount must still work, so a lease that cannot
+// be taken is logged, not fatal.
+func leaseIfInData(log *slog.Logger, data string, e snapshot.Entry) func() {
+	if data == "" {
+		return func() {}
+	}
+	inData, err := filepath.Abs(snapshot.Dir(data, e.ID))
+	if err != nil || inData != filepath.Clean(e.Dir) {
+		return func() {}
+	}
+	release, err := snapshot.AcquireLease(data, e.ID)
+	if err != nil {
+		log.Warn("could not lease the snapshot; a concurrent gc could remove it while it is read", "id", e.ID, "err", err)
+		return func() {}
+	}
+	return func() { _ = release() }
+}
+
+var spanUnit = regexp.MustCompile(`(\d+(?:\.\d+)?)([dw])`)
+
+// parseSpan parses a duration in Go's syntax extended with days and
+// weeks: 7d, 2w, 1d12h, 90m.
+func parseSpan(s string) (time.Duration, error) {
+	expanded := spanUnit.ReplaceAllStringFunc(s, func(m string) string {
+		parts := spanUnit.FindStringSubmatch(m)
+		n, _ := strconv.ParseFloat(parts[1], 64)
+		hours := n * 24
+		if parts[2] == "w" {
+			hours *= 7
+		}
+		return strconv.FormatFloat(hours, 'f', -1, 64) + "h"
+	})
+	d, err := time.ParseDuration(expanded)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("duration %q: use a number and a unit, such as 90m, 36h, 7d or 2w", s)
+	}
+	return d, nil
+}

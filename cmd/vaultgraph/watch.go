@@ -1,0 +1,40 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/vaultgraph/vaultgraph/indexer"
+)
+
+// watchFlags are the index command's flags for watch mode.
+func watchFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "watch", Usage: "keep running: re-index whenever the vault changes (stop with Ctrl-C or SIGTERM)"},
+		&cli.DurationFlag{Name: "poll", Usage: "watch by polling the vault this often instead of file system events (bind mounts, network file systems); implies --watch"},
+		&cli.DurationFlag{Name: "debounce", Value: indexer.DefaultDebounce, Usage: "in watch mode, how long the vault must stay quiet after a change before a run"},
+	}
+}
+
+// runWatch indexes, then re-indexes after every change until interrupted.
+// Each run prints what a single index run prints; a failed run is logged
+// and retried, and only a vault that cannot be watched at all ends it.
+func runWatch(c *cli.Context, opts indexer.Options) error {
+	log := logger(c)
+	wopts := indexer.WatchOptions{
+		Debounce: c.Duration("debounce"),
+		Poll:     c.Duration("poll"),
+		OnRun: func(res *indexer.Result, err error) {
+			if err != nil {
+				log.Error("index run failed; retrying", "err", err)
+				return
+			}
+			printIndexResult(c, res)
+		},
+	}
+	if wopts.Poll < 0 {
+		return &exitError{code: 2, err: fmt.Errorf("--poll %v: want a positive interval", wopts.Poll)}
+	}
+	return indexer.Watch(c.Context, opts, wopts)
+}

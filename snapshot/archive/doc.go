@@ -1,0 +1,37 @@
+// Package archive ships snapshots between machines as a single stream: Export
+// writes one snapshot directory as a tar archive, optionally
+// zstd-compressed, and Import verifies such an archive and publishes it
+// into another data directory with the guarantees of snapshot.Writer.
+//
+// # Archive format
+//
+// A POSIX tar stream (ustar, with PAX records only for names longer than
+// ustar allows), optionally wrapped in zstd (or gzip, on import only):
+//
+//	<id>/manifest.json      first entry: the manifest exactly as published
+//	<id>/<file>             every file the manifest names, in byte order of
+//	                        their names, nothing else
+//
+// Entries are regular files with mode 0644, owner 0:0 and the snapshot's
+// creation time (to the second), so one snapshot always exports to the same
+// bytes. Extracted with tar, an archive is a snapshot directory named by
+// its id (see the README for copying one by hand).
+//
+// The manifest comes first so that Import refuses an archive it cannot
+// read (an unknown format version, an id already present) before writing
+// anything, and checks every later entry as it streams by: its name must
+// be one the manifest lists, once, with the listed size and sha256.
+//
+// # Import
+//
+// Import never writes outside a temporary directory of DATA/snapshots
+// until the last step: entry names are checked (relative, clean, no "..",
+// no backslashes, inside the snapshot's directory), only regular files are
+// created, with O_EXCL, and every byte is hashed as it is written. The
+// snapshot is published by snapshot.Writer.PublishCopy (fsync every file,
+// manifest last, rename, fsync the parent) only after every file has
+// arrived complete and matched its checksum; on any error, a truncated or
+// corrupted stream included, the temporary directory is removed and the
+// data directory is as it was. A server watching DATA/snapshots therefore
+// never sees a half-copied snapshot.
+package archive

@@ -1,0 +1,143 @@
+package archive
+
+import (
+	"archive/tar"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/snapshot"
+)
+
+// Compression of an exported archive.
+type Compression string
+
+const (
+	None Compression = "none"
+	Zstd Compression = "zstd"
+)
+
+// ParseCompression accepts "none", "zstd" and "" (none).
+func ParseCompression(s string) (Compression, error) {
+	switch Compression(s) {
+	case "", None:
+		return None, nil
+	case Zstd:
+		return Zstd, nil
+	}
+	return "", fmt.Errorf("unknown compression %q: use none or zstd", s)
+}
+
+// ExportOptions configure Export.
+type ExportOptions struct {
+	Compression Compression
+}
+
+// ExportResult reports an export.
+type ExportResult struct {
+	ID    string
+	Files int   // files including the manifest
+	Bytes int64 // uncompressed bytes of the files
+}
+
+// Export writes the snapshot in dir to w as an archive (see the package
+// documentation). It checks the snapshot first (manifest, sizes) and
+// re-hashes every file as it streams it, failing on the first file that
+// differs from the manifest, so an archive Export completes is one Import
+// accepts. Export does not close w. The caller keeps the snapshot from
+// being removed meanwhile (snapshot.AcquireLease).
+func Export(ctx context.Context, w io.Writer, dir string, opts ExportOptions) (*ExportResult, error) {
+	s, err := snapshot.Open(dir, snapshot.OpenOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, format.ManifestFile))
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	var out io.Writer = w
+	var zw *zstd.Encoder
+	if opts.Compression == Zstd {
+		zw, err = zstd.NewWriter(w, zstd.WithEncoderConcurrency(1))
+		if err != nil {
+			return nil, fmt.Errorf("export: %w", err)
+		}
+		out = zw
+	}
+	res := &ExportResult{ID: s.ID}
+	err = writeTar(ctx, out, s, raw, res)
+	if zw != nil {
+		err = errors.Join(err, zw.Close())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("export %s: %w", s.ID, err)
+	}
+	return res, nil
+}
+
+func writeTar(ctx context.Context, w io.Writer, s *snapshot.Snapshot, manifest []byte, res *ExportResult) error {
+	tw := tar.NewWriter(w)
+	mtime := s.Manifest.Created.UTC().Truncate(time.Second)
+	header := func(rel string, size int64) *tar.Header {
+		return &tar.Header{Typeflag: tar.TypeReg, Name: s.ID + "/" + rel, Size: size, Mode: 0o644, ModTime: mtime}
+	}
+	if err := tw.WriteHeader(header(format.ManifestFile, int64(len(manifest)))); err != nil {
+		return err
+	}
+	if _, err := tw.Write(manifest); err != nil {
+		return err
+	}
+	res.Files, res.Bytes = 1, int64(len(manifest))
+	names := make([]string, 0, len(s.Manifest.Files))
+	for name := range s.Manifest.Files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		want := s.Manifest.Files[name]
+		if err := tw.WriteHeader(header(name, want.Size)); err != nil {
+			return err
+		}
+		if err := copyChecked(tw, filepath.Join(s.Dir, filepath.FromSlash(name)), name, want); err != nil {
+			return err
+		}
+		res.Files++
+		res.Bytes += want.Size
+	}
+	return tw.Close()
+}
+
+// copyChecked copies exactly want.Size bytes of the file at p to w and
+// checks their sha256.
+func copyChecked(w io.Writer, p, name string, want format.FileInfo) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(w, h), io.LimitReader(f, want.Size))
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if n != want.Size {
+		return fmt.Errorf("%w: %s: %d bytes, manifest says %d", snapshot.ErrInvalid, name, n, want.Size)
+	}
+	if hex.EncodeToString(h.Sum(nil)) != want.SHA256 {
+		return fmt.Errorf("%w: %s: sha256 mismatch (run vaultgraph snapshot verify)", snapshot.ErrInvalid, name)
+	}
+	return nil
+}

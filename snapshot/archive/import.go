@@ -1,0 +1,314 @@
+package archive
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/snapshot"
+)
+
+// ErrCorrupt is wrapped by every error about an archive that is not a
+// complete, intact snapshot archive: truncated, altered, with entries the
+// manifest does not list or names that leave the snapshot's directory.
+var ErrCorrupt = errors.New("corrupt snapshot archive")
+
+// ImportOptions configure Import.
+type ImportOptions struct {
+	// LockWait is how long to wait for a running indexer (or another
+	// import) holding the data directory's lock.
+	LockWait time.Duration
+}
+
+// ImportResult reports an import.
+type ImportResult struct {
+	ID    string
+	Dir   string
+	Files int   // files including the manifest
+	Bytes int64 // uncompressed bytes of the files
+	// Compression is what the archive was wrapped in: none, zstd or gzip.
+	Compression string
+	// Newest is the newest snapshot of the data directory after the
+	// import. When it is not ID, servers keep serving it: they never swap
+	// to an older snapshot.
+	Newest string
+	// Leftovers are temporary directories of interrupted runs removed
+	// while the lock was held.
+	Leftovers []string
+}
+
+var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+
+// Import reads an archive written by Export from r and publishes its
+// snapshot in dataDir. It refuses, before writing anything, an archive
+// whose manifest is not its first entry, whose format version this build
+// cannot read (an error wrapping format.ErrUnknownVersion) or whose id is
+// already in dataDir (snapshot.ErrExists). It then streams every file into
+// a temporary directory, checking names, sizes and checksums as they
+// arrive, and publishes with snapshot.Writer.PublishCopy. Any other
+// problem with the archive wraps ErrCorrupt. On every error nothing is
+// published and the temporary directory is removed.
+//
+// Import holds the data directory's lock while it writes, like an indexer,
+// so the two never clear each other's temporary directories.
+func Import(ctx context.Context, r io.Reader, dataDir string, opts ImportOptions) (res *ImportResult, err error) {
+	src, compression, closeSrc, err := decompress(r)
+	if err != nil {
+		return nil, err
+	}
+	defer closeSrc()
+	tr := tar.NewReader(&ctxReader{ctx: ctx, r: src})
+	id, raw, m, err := readManifest(tr)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAbsent(dataDir, id); err != nil {
+		return nil, err
+	}
+	release, err := snapshot.Lock(ctx, dataDir, opts.LockWait)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	res = &ImportResult{ID: id, Compression: compression}
+	if res.Leftovers, err = snapshot.RemoveLeftovers(dataDir); err != nil {
+		return nil, err
+	}
+	if err := checkAbsent(dataDir, id); err != nil {
+		return nil, err
+	}
+	w, err := snapshot.Create(dataDir, id)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, w.Abort())
+		}
+	}()
+	if err := extract(tr, w.Dir(), id, m, res); err != nil {
+		return nil, err
+	}
+	res.Files++
+	res.Bytes += int64(len(raw))
+	if res.Dir, err = w.PublishCopy(raw); err != nil {
+		return nil, err
+	}
+	entries, err := snapshot.List(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	res.Newest = entries[len(entries)-1].ID
+	return res, nil
+}
+
+// decompress detects zstd and gzip by their magic numbers.
+func decompress(r io.Reader) (io.Reader, string, func(), error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	magic, _ := br.Peek(4)
+	switch {
+	case bytes.HasPrefix(magic, zstdMagic):
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(64<<20))
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+		return zr, "zstd", zr.Close, nil
+	case bytes.HasPrefix(magic, []byte{0x1f, 0x8b}):
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+		return zr, "gzip", func() { zr.Close() }, nil
+	}
+	return br, "none", func() {}, nil
+}
+
+// readManifest reads the archive up to and including its manifest.
+func readManifest(tr *tar.Reader) (id string, raw []byte, m *format.Manifest, err error) {
+	for {
+		hdr, err := next(tr)
+		if errors.Is(err, io.EOF) {
+			return "", nil, nil, fmt.Errorf("%w: no %s: the archive is empty or not a snapshot archive", ErrCorrupt, format.ManifestFile)
+		}
+		if err != nil {
+			return "", nil, nil, err
+		}
+		if hdr.Typeflag == tar.TypeDir || hdr.Typeflag == tar.TypeXGlobalHeader {
+			continue
+		}
+		id, rel, ok := splitEntry(hdr.Name)
+		if !ok || rel != format.ManifestFile || !isRegular(hdr) {
+			return "", nil, nil, fmt.Errorf("%w: the first file is %q, want <id>/%s: write archives with vaultgraph snapshot export", ErrCorrupt, hdr.Name, format.ManifestFile)
+		}
+		if hdr.Size > maxManifestBytes {
+			return "", nil, nil, fmt.Errorf("%w: %s is %d bytes, over the %d-byte limit", ErrCorrupt, hdr.Name, hdr.Size, maxManifestBytes)
+		}
+		raw, err := io.ReadAll(tr)
+		if err != nil {
+			return "", nil, nil, fmt.Errorf("%w: read %s: %w", ErrCorrupt, hdr.Name, err)
+		}
+		m, err := format.DecodeManifest(raw)
+		if errors.Is(err, format.ErrUnknownVersion) {
+			return "", nil, nil, fmt.Errorf("cannot import snapshot %s: %w; nothing was imported", id, err)
+		}
+		if err != nil {
+			return "", nil, nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+		if m.ID != id {
+			return "", nil, nil, fmt.Errorf("%w: %s holds the manifest of snapshot %s", ErrCorrupt, hdr.Name, m.ID)
+		}
+		for name, fi := range m.Files {
+			if !validRel(name) || name == format.ManifestFile || fi.Size < 0 {
+				return "", nil, nil, fmt.Errorf("%w: the manifest lists an invalid file %q", ErrCorrupt, name)
+			}
+		}
+		return id, raw, m, nil
+	}
+}
+
+// extract streams every file entry after the manifest into dir.
+func extract(tr *tar.Reader, dir, id string, m *format.Manifest, res *ImportResult) error {
+	seen := make(map[string]bool, len(m.Files))
+	for {
+		hdr, err := next(tr)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if hdr.Typeflag == tar.TypeXGlobalHeader {
+			continue
+		}
+		entryID, rel, ok := splitEntry(hdr.Name)
+		if !ok || entryID != id {
+			return fmt.Errorf("%w: entry %q is not a file of snapshot %s", ErrCorrupt, hdr.Name, id)
+		}
+		if hdr.Typeflag == tar.TypeDir {
+			continue
+		}
+		if !isRegular(hdr) {
+			return fmt.Errorf("%w: entry %q is not a regular file (type %q)", ErrCorrupt, hdr.Name, hdr.Typeflag)
+		}
+		want, listed := m.Files[rel]
+		switch {
+		case !listed:
+			return fmt.Errorf("%w: %s is not in the manifest", ErrCorrupt, rel)
+		case seen[rel]:
+			return fmt.Errorf("%w: %s appears twice", ErrCorrupt, rel)
+		case hdr.Size != want.Size:
+			return fmt.Errorf("%w: %s is %d bytes, the manifest says %d", ErrCorrupt, rel, hdr.Size, want.Size)
+		}
+		seen[rel] = true
+		if err := writeChecked(tr, dir, rel, want); err != nil {
+			return err
+		}
+		res.Files++
+		res.Bytes += want.Size
+	}
+	if len(seen) < len(m.Files) {
+		var missing []string
+		for name := range m.Files {
+			if !seen[name] {
+				missing = append(missing, name)
+			}
+		}
+		sort.Strings(missing)
+		return fmt.Errorf("%w: truncated: %d of %d files missing (first: %s)", ErrCorrupt, len(missing), len(m.Files), missing[0])
+	}
+	return nil
+}
+
+// writeChecked creates dir/rel, never overwriting, and fills it from r,
+// checking size and sha256. The caller has checked rel with validRel, and
+// dir is a fresh directory holding only what writeChecked created, so no
+// symlink can redirect the write.
+func writeChecked(r io.Reader, dir, rel string, want format.FileInfo) error {
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrCorrupt, rel, err)
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%w: %s appears twice", ErrCorrupt, rel)
+	}
+	if err != nil {
+		return fmt.Errorf("import %s: %w", rel, err)
+	}
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(f, h), r)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("%w: truncated in %s", ErrCorrupt, rel)
+	case err != nil:
+		return fmt.Errorf("import %s: %w", rel, err)
+	case n != want.Size:
+		return fmt.Errorf("%w: truncated in %s", ErrCorrupt, rel)
+	case hex.EncodeToString(h.Sum(nil)) != want.SHA256:
+		return fmt.Errorf("%w: %s: sha256 mismatch (the archive was damaged in transit)", ErrCorrupt, rel)
+	}
+	return nil
+}
+
+// next returns the next tar header; a truncated or malformed stream wraps
+// ErrCorrupt, the end of the archive is io.EOF.
+func next(tr *tar.Reader) (*tar.Header, error) {
+	hdr, err := tr.Next()
+	switch {
+	case errors.Is(err, io.EOF):
+		return nil, io.EOF
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	return hdr, nil
+}
+
+func isRegular(hdr *tar.Header) bool {
+	return hdr.Typeflag == tar.TypeReg || hdr.Typeflag == tar.TypeRegA //nolint:staticcheck // old tars
+}
+
+// checkAbsent refuses an id already present in dataDir, as a snapshot or
+// as a directory of that name (an interrupted copy).
+func checkAbsent(dataDir, id string) error {
+	_, err := os.Lstat(snapshot.Dir(dataDir, id))
+	if err == nil {
+		return fmt.Errorf("%w: %s is already in %s; nothing was imported", snapshot.ErrExists, id, snapshot.SnapshotsDir(dataDir))
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("import: %w", err)
+	}
+	return nil
+}
+
+// ctxReader stops a long import when ctx is cancelled.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
