@@ -72,10 +72,17 @@ func runDemo(c *cli.Context) error {
 	if strings.Contains(self, "go-build") {
 		self = "go run ./cmd/vaultgraph"
 	}
-	fmt.Fprintf(w, "\nNext:\n")
-	fmt.Fprintf(w, "  %s snapshot show --data %s --json     the whole manifest\n", self, data)
-	fmt.Fprintf(w, "  %s snapshot verify --data %s          recompute every checksum\n", self, data)
-	fmt.Fprintf(w, "  the tables are plain Parquet: %s\n", filepath.Join(s.Dir, "*.parquet"))
+	q := func(format string, args ...any) { fmt.Fprintf(w, "  "+self+" "+format+"\n", args...) }
+	fmt.Fprintf(w, "\nQuery it:\n")
+	q("query --data %s 'MATCH (p:Person)-[c:contributes]->(x:Project) WHERE c.hours >= 100 RETURN p.title, c.hours, x.title'", data)
+	q("search --data %s --target edges \"who funds Search\"", data)
+	q("retrieve --data %s \"What does the Search project depend on, and who works on it?\"", data)
+	q("graph backlinks --data %s --source Projects/Search.md", data)
+	q("snapshot verify --data %s", data)
+	fmt.Fprintf(w, "Serve it to programs (REST on 127.0.0.1:7337) and agents (MCP):\n")
+	q("serve --data %s", data)
+	fmt.Fprintf(w, "  claude mcp add vaultgraph -- vaultgraph serve --stdio --data %s\n", data)
+	fmt.Fprintf(w, "The tables are plain Parquet: %s\n", filepath.Join(s.Dir, "*.parquet"))
 	return nil
 }
 
@@ -104,7 +111,8 @@ func printGraphSummary(w io.Writer, s *snapshot.Snapshot) error {
 	var typed []string
 	for _, e := range edges {
 		types[e.Type]++
-		if e.Origin != format.OriginBody && len(typed) < 12 {
+		// Inline fields are where the vault says how notes relate.
+		if e.Origin == format.OriginField && len(typed) < 12 {
 			typed = append(typed, e.Sentence)
 		}
 	}
