@@ -16,17 +16,27 @@ check:
     go mod tidy -diff
     go test -race ./...
 
-# Benchmarks behind the README's performance figures.
+# Benchmarks behind the README's performance figures (the vector benchmarks
+# at 100,000 vectors take several minutes; see README for each command).
 bench:
-    go test -run '^$' -bench . -benchmem -benchtime 3x ./indexer/
+    go test -run '^$' -bench 'Index|ReadVault' -benchmem -benchtime 3x ./indexer/
+    go test -run '^$' -bench . -benchtime 10x ./snapshot/graphdb/
+    go test -run '^$' -bench . -benchtime 2s ./snapshot/linkgraph/
+    go test -run '^$' -bench Builtin -benchtime 3s ./snapshot/embed/
+
+# The server under a real load generator (needs wrk: apt-get install wrk).
+bench-serve:
+    serve/bench/bench.sh /tmp/vaultgraph-bench
 
 # Regenerate golden files after an intended change; review the diff.
 golden:
-    go test ./indexer/ -update
+    go test ./indexer/ ./snapshot/graphdb/ -update
 
-# Fuzz the note parser for a minute.
+# Fuzz the parsers and decoders, a minute each.
 fuzz:
     go test -run '^$' -fuzz FuzzParse -fuzztime 60s ./indexer/note/
+    go test -run '^$' -fuzz FuzzParse -fuzztime 60s ./snapshot/cypher/
+    go test -run '^$' -fuzz FuzzImport -fuzztime 60s ./snapshot/archive/
 
 # Build the binary with its version stamped.
 build:

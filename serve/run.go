@@ -32,7 +32,19 @@ type Config struct {
 // DefaultAddr is the default listen address: loopback only.
 const DefaultAddr = "127.0.0.1:7337"
 
-// Run serves the data directory until ctx ends, then shuts down
+func (cfg Config) withDefaults() Config {
+	if cfg.Addr == "" {
+		cfg.Addr = DefaultAddr
+	}
+	if cfg.ShutdownTimeout <= 0 {
+		cfg.ShutdownTimeout = 30 * time.Second
+	}
+	cfg.Server = cfg.Server.withDefaults()
+	cfg.Store.Log = cfg.Server.Log
+	return cfg
+}
+
+// Run serves the data directory over HTTP until ctx ends, then shuts down
 // gracefully: it stops accepting connections, lets the requests in flight
 // finish (up to ShutdownTimeout), stops watching and closes every
 // snapshot. It opens the newest good snapshot before it starts listening,
@@ -40,34 +52,32 @@ const DefaultAddr = "127.0.0.1:7337"
 // none it serves anyway, answering 503 with the reason on data routes
 // until one is published.
 func Run(ctx context.Context, cfg Config) error {
-	if cfg.Addr == "" {
-		cfg.Addr = DefaultAddr
-	}
-	if cfg.ShutdownTimeout <= 0 {
-		cfg.ShutdownTimeout = 30 * time.Second
-	}
+	cfg = cfg.withDefaults()
 	if err := CheckExposure(cfg.Addr, cfg.Server.Token != ""); err != nil {
 		return err
 	}
-	cfg.Store.Log = cfg.Server.Log
+	return WithStore(ctx, cfg, func(ctx context.Context, st *store.Store) error {
+		return ServeHTTP(ctx, st, cfg)
+	})
+}
+
+// WithStore runs serve with the data directory's snapshot store: it opens
+// the newest good snapshot, keeps the store following new snapshots while
+// serve runs, and closes every snapshot once serve has returned and its
+// requests have finished. Every front end (HTTP, MCP on stdio) shares this
+// lifecycle.
+func WithStore(ctx context.Context, cfg Config, serve func(ctx context.Context, st *store.Store) error) error {
+	cfg = cfg.withDefaults()
+	log := cfg.Server.Log
 	st, err := store.New(cfg.DataDir, cfg.Store)
 	if err != nil {
 		return err
 	}
-	log := cfg.Server.withDefaults().Log
 	if _, err := st.Refresh(ctx); err != nil {
 		return errors.Join(fmt.Errorf("open snapshots: %w", err), st.Close(context.Background()))
 	}
 	if st.Current() == "" {
-		log.Warn("no snapshot to serve yet; answering 503 on data routes until one is published", "data", cfg.DataDir)
-	}
-	srv, err := New(st, cfg.Server)
-	if err != nil {
-		return errors.Join(err, st.Close(context.Background()))
-	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return errors.Join(fmt.Errorf("listen: %w", err), st.Close(context.Background()))
+		log.Warn("no snapshot to serve yet; answering with the reason until one is published", "data", cfg.DataDir)
 	}
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	watched := make(chan struct{})
@@ -75,14 +85,39 @@ func Run(ctx context.Context, cfg Config) error {
 		defer close(watched)
 		_ = st.Watch(watchCtx, cfg.Watch)
 	}()
+	serveErr := serve(ctx, st)
+	stopWatch()
+	<-watched
+	cctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	closeErr := st.Close(cctx)
+	if serveErr == nil && closeErr == nil {
+		log.Info("stopped")
+	}
+	return errors.Join(serveErr, closeErr)
+}
+
+// ServeHTTP answers the REST API (and cfg.Server.Mounts) over st on
+// cfg.Addr until ctx ends, then stops accepting connections and lets the
+// requests in flight finish, up to cfg.ShutdownTimeout. The caller owns st.
+func ServeHTTP(ctx context.Context, st *store.Store, cfg Config) error {
+	cfg = cfg.withDefaults()
+	log := cfg.Server.Log
+	srv, err := New(st, cfg.Server)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	log.Info("listening", "addr", ln.Addr().String(), "snapshot", st.Current(), "token", cfg.Server.Token != "",
-		"verify", cfg.Store.Verify)
+		"verify", cfg.Store.Verify, "mounts", len(cfg.Server.Mounts))
 	if cfg.Ready != nil {
 		cfg.Ready(ln.Addr())
 	}
-
 	var serveErr error
 	select {
 	case <-ctx.Done():
@@ -92,12 +127,5 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
-	shutdownErr := srv.Shutdown(sctx)
-	stopWatch()
-	<-watched
-	closeErr := st.Close(sctx)
-	if serveErr == nil && shutdownErr == nil && closeErr == nil {
-		log.Info("stopped")
-	}
-	return errors.Join(serveErr, shutdownErr, closeErr)
+	return errors.Join(serveErr, srv.Shutdown(sctx))
 }

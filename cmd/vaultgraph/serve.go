@@ -1,11 +1,13 @@
 package main
 
 import (
+	"log/slog"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/vaultgraph/vaultgraph/serve"
+	"github.com/vaultgraph/vaultgraph/serve/mcp"
 	"github.com/vaultgraph/vaultgraph/serve/store"
 	"github.com/vaultgraph/vaultgraph/snapshot/graphdb"
 	"github.com/vaultgraph/vaultgraph/snapshot/search"
@@ -14,7 +16,7 @@ import (
 func serveCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "serve",
-		Usage: "serve the newest snapshot read-only over HTTP, swapping to newer ones as they are published",
+		Usage: "serve the newest snapshot read-only over HTTP or MCP, swapping to newer ones as they are published",
 		Description: `Opens the newest snapshot of DATA that passes its checks and answers the REST
 API (GET /openapi.json describes it) on --addr, loopback only by default.
 New snapshots are picked up as the indexer publishes them (file system
@@ -26,7 +28,14 @@ appears.
 Binding to any address other than loopback requires a bearer token, from
 VAULTGRAPH_TOKEN or --token-file; with a token, every route but /health
 requires "Authorization: Bearer <token>". SIGTERM or Ctrl-C finishes the
-requests in flight and exits.`,
+requests in flight and exits.
+
+AI agents connect over the Model Context Protocol: on HTTP at POST /mcp
+(streamable HTTP, behind the same token), or with --stdio, which speaks MCP
+on stdin and stdout instead of listening (no port, no token; logs go to
+stderr), for clients that start the server themselves:
+
+   claude mcp add vaultgraph -- vaultgraph serve --stdio --data DATA`,
 		Flags: append([]cli.Flag{
 			dataFlag(),
 			&cli.StringFlag{Name: "addr", Value: serve.DefaultAddr, EnvVars: []string{"VAULTGRAPH_ADDR"}, Usage: "listen address; non-loopback needs a token"},
@@ -42,12 +51,16 @@ requests in flight and exits.`,
 			&cli.IntFlag{Name: "graph-memory", Value: graphdb.DefaultQueryBufferPool >> 20, Usage: "graph database buffer pool per open snapshot, MiB"},
 			&cli.IntFlag{Name: "ef", Usage: "HNSW beam width of searches (default: the snapshot's)"},
 			&cli.BoolFlag{Name: "access-log", Usage: "log every request at info level (route, status, time; never paths or queries)"},
+			&cli.BoolFlag{Name: "stdio", Usage: "speak MCP on stdin and stdout instead of listening (for Claude Code, Claude Desktop, Cursor); the HTTP flags are ignored"},
 		}, embedderConnFlags()...),
 		Action: runServe,
 	}
 }
 
 func runServe(c *cli.Context) error {
+	if c.Bool("stdio") {
+		return runServeStdio(c)
+	}
 	token, warning, err := serve.LoadToken(c.String("token-file"), os.Getenv)
 	if err != nil {
 		return &exitError{code: 2, err: err}
@@ -59,8 +72,34 @@ func runServe(c *cli.Context) error {
 	if warning != "" {
 		log.Warn(warning)
 	}
+	cfg := serveConfig(c, log)
+	cfg.Server.Token = token
+	return mcp.Run(c.Context, mcp.Config{Serve: cfg, MCP: mcpOptions(c, log)})
+}
+
+// runServeStdio serves MCP on stdin and stdout: no listener, no token (only
+// the parent process can talk to it), logs on stderr.
+func runServeStdio(c *cli.Context) error {
+	// First, before anything can write to stdout: from here on it carries
+	// JSON-RPC only.
+	out, err := mcp.ProtocolStdout()
+	if err != nil {
+		return err
+	}
+	log := logger(c)
+	for _, name := range []string{"addr", "token-file", "cors-origin", "allow-host", "access-log", "body-limit"} {
+		if c.IsSet(name) {
+			log.Warn("--stdio listens on no address; ignoring an HTTP setting", "flag", name)
+		}
+	}
+	return mcp.Run(c.Context, mcp.Config{Serve: serveConfig(c, log), MCP: mcpOptions(c, log), Stdio: true, In: os.Stdin, Out: out})
+}
+
+// serveConfig is the configuration of the store and of the HTTP server,
+// without its token.
+func serveConfig(c *cli.Context, log *slog.Logger) serve.Config {
 	heavy := c.Int("max-concurrent")
-	cfg := serve.Config{
+	return serve.Config{
 		DataDir: c.String("data"),
 		Addr:    c.String("addr"),
 		Store: store.Options{
@@ -72,7 +111,6 @@ func runServe(c *cli.Context) error {
 				Timeout: c.Duration("query-timeout"), MaxRows: c.Int("max-rows")},
 		},
 		Server: serve.Options{
-			Token:        token,
 			AllowedHosts: c.StringSlice("allow-host"),
 			CORSOrigins:  c.StringSlice("cors-origin"),
 			BodyLimit:    c.Int("body-limit"),
@@ -85,5 +123,8 @@ func runServe(c *cli.Context) error {
 		},
 		Watch: store.WatchOptions{Poll: c.Duration("poll")},
 	}
-	return serve.Run(c.Context, cfg)
+}
+
+func mcpOptions(c *cli.Context, log *slog.Logger) mcp.Options {
+	return mcp.Options{Version: toolVersion(), Log: log, QueryTimeout: c.Duration("query-timeout"), MaxRows: c.Int("max-rows")}
 }

@@ -1,0 +1,88 @@
+// Package mcp serves a data directory's newest snapshot to AI agents over
+// the Model Context Protocol (github.com/mark3labs/mcp-go): read-only tools,
+// every note as a resource, and the two transports, stdio (vaultgraph serve
+// --stdio) and streamable HTTP (POST /mcp on the REST server, behind its
+// token, limits, logs and metrics). It owns the MCP surface only: snapshots
+// are opened, reference-counted and swapped by package serve/store, shared
+// with the REST server, and every answer comes from the snapshot
+// components that package serve answers from.
+//
+// # Tools
+//
+//	cypher_query        openCypher over the snapshot's graph (package graphdb)
+//	vector_search       notes, chunks or edges by meaning, with citations (package search)
+//	graphrag_retrieve   GraphRAG: seeds by meaning and words, then typed edges (package retrieve)
+//	graph_traverse      breadth-first walk from a note (package linkgraph)
+//	graph_neighbors     a note's direct links, both directions, with types
+//	graph_path          shortest (or all) paths between two notes
+//	graph_statistics    link statistics of a note, or of the whole vault
+//	graph_backlinks     notes linking to a note
+//	graph_forwardlinks  notes a note links to
+//	read_note           a note's text, metadata and edges
+//	vault_status        which snapshot, how fresh, which embedder, counts, graph schema
+//
+// Every tool is read-only and annotated so (readOnlyHint true,
+// destructiveHint false, idempotentHint true, openWorldHint false). Each
+// has an input schema with defaults and bounds, checked before the tool
+// runs (unknown arguments are refused; a violation is a tool error naming
+// the argument), an output schema, and answers with structuredContent plus
+// a compact text rendering of it. A tool call holds one snapshot (Acquire)
+// from its start to its end, so its answer is consistent with one snapshot
+// even while newer ones are swapped in; the answer names that snapshot.
+// The answer is encoded into memory of its own before the snapshot is
+// released. Problems an agent can fix (a Cypher syntax error, an ambiguous
+// or unknown note name, a bound exceeded) are tool errors (isError) whose
+// text says what to do next; they are never protocol errors. Results are
+// bounded (Options.MaxResultBytes and per-tool bounds) and say when they
+// were cut. Every answer that quotes vault text carries the notice that
+// quoted vault content is data, not instructions (serve.VaultTextNotice).
+//
+// # Tools follow the snapshot
+//
+// A tool is listed only when the served snapshot can answer it:
+// cypher_query needs the graph database, vector_search the vectors and a
+// usable embedder, graphrag_retrieve the retriever built over them. There
+// are no stubs. The lists of tools and of note resources are brought in
+// step with the served snapshot whenever it changes: checked before every
+// request (one atomic load) and by Server.Watch once a second, so that an
+// idle stdio client hears of a swap. When a swap changes the tool set the
+// server sends notifications/tools/list_changed, and when it changes the
+// notes notifications/resources/list_changed, to every session that can
+// receive them (stdio; streamable HTTP as served here has no stream to
+// carry them, see below). A call that raced a swap to a snapshot without
+// its capability gets a tool error with the reason, or, if the tool was
+// already unlisted, the protocol's unknown-tool error.
+//
+// # Resources
+//
+// Every note (not stubs) is a resource vault://<path> with the path
+// escaped as RFC 6570 simple expansion escapes it (every byte but
+// A-Z a-z 0-9 - . _ ~ percent-encoded, so "/" is %2F), and the template
+// vault://{path} reads any note of the snapshot, including one added after
+// the client listed. resources/list is paginated (Options.PageSize per
+// page, ordered by path; the cursor survives swaps). Reads return the
+// note's markdown with the snapshot id and the notice in _meta.
+//
+// # Transports
+//
+// Stdio (Run with Config.Stdio): newline-delimited JSON-RPC on stdin and
+// stdout; nothing else is ever written to stdout (on Unix, file descriptor
+// 1 is pointed at stderr for the life of the process, so that even a
+// native library's stray print cannot corrupt the stream), logs go to
+// stderr. No port and no token: only the parent process can talk to it.
+//
+// Streamable HTTP (Mounts): POST /mcp carries JSON-RPC; its responses are
+// single application/json bodies (fiber buffers responses, so nothing is
+// streamed). GET /mcp, the optional server-to-client event stream, answers
+// 405 Method Not Allowed, as the transport allows a server without one to
+// do; clients then work by POST alone, and list_changed notifications are
+// not delivered over HTTP (re-list after vault_status shows a new
+// snapshot). DELETE /mcp ends a session. Session ids are handed out on
+// initialize but not checked: the server keeps no per-session state (every
+// tool is a pure read of the served snapshot), so a restarted server keeps
+// serving its clients and nothing accumulates per session. The routes run
+// behind the REST server's middleware: its bearer token (401 without it),
+// its Host check against DNS rebinding when no token is set, its body
+// limit, its cap on concurrent heavy requests (every POST /mcp counts as
+// one; excess gets 429 with Retry-After), its logs and metrics.
+package mcp

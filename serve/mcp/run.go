@@ -1,0 +1,92 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/vaultgraph/vaultgraph/serve"
+	"github.com/vaultgraph/vaultgraph/serve/store"
+)
+
+// Config is everything Run needs.
+type Config struct {
+	// Serve configures the data directory, the store, how new snapshots
+	// are noticed and, unless Stdio, the HTTP server, whose Mounts get the
+	// MCP routes added. Its Server.Log receives the logs of both.
+	Serve serve.Config
+	// MCP configures the MCP server; its Log defaults to Serve.Server.Log.
+	MCP Options
+	// Stdio serves MCP on In and Out (newline-delimited JSON-RPC) instead
+	// of HTTP, until In ends or ctx does. Nothing but JSON-RPC is written
+	// to Out.
+	Stdio bool
+	In    io.Reader
+	Out   io.Writer
+}
+
+// Run serves the data directory's newest snapshot over MCP until ctx ends:
+// on stdio, or over HTTP as the REST server with the MCP routes mounted.
+// Either way it shares serve's lifecycle (serve.WithStore): it opens the
+// newest good snapshot first (serving anyway, and saying why, when there is
+// none), follows new snapshots as the indexer publishes them, and on the
+// way out lets the requests in flight finish, stops watching and closes
+// every snapshot.
+func Run(ctx context.Context, cfg Config) error {
+	sc := cfg.Serve
+	if sc.Server.Log == nil {
+		sc.Server.Log = slog.New(slog.DiscardHandler)
+	}
+	log := sc.Server.Log
+	if cfg.MCP.Log == nil {
+		cfg.MCP.Log = log
+	}
+	if !cfg.Stdio {
+		if sc.Addr == "" {
+			sc.Addr = serve.DefaultAddr
+		}
+		if err := serve.CheckExposure(sc.Addr, sc.Server.Token != ""); err != nil {
+			return err
+		}
+	}
+	return serve.WithStore(ctx, sc, func(ctx context.Context, st *store.Store) error {
+		srv, err := New(st, cfg.MCP)
+		if err != nil {
+			return err
+		}
+		// The tool list follows the snapshot's capabilities.
+		watchCtx, stopWatch := context.WithCancel(context.Background())
+		watched := make(chan struct{})
+		go func() {
+			defer close(watched)
+			srv.Watch(watchCtx)
+		}()
+		defer func() { stopWatch(); <-watched }()
+		if cfg.Stdio {
+			return srv.serveStdio(ctx, cfg.In, cfg.Out, log)
+		}
+		http := sc
+		http.Server.Mounts = append(append([]serve.Mount(nil), sc.Server.Mounts...), srv.Mounts()...)
+		return serve.ServeHTTP(ctx, st, http)
+	})
+}
+
+// serveStdio answers JSON-RPC on in and out until in ends or ctx does.
+func (s *Server) serveStdio(ctx context.Context, in io.Reader, out io.Writer, log *slog.Logger) error {
+	stdio := server.NewStdioServer(s.mcp)
+	stdio.SetErrorLogger(slog.NewLogLogger(log.Handler(), slog.LevelWarn))
+	log.Info("serving MCP on stdio", "snapshot", s.st.Current(), "data", s.st.DataDir())
+	err := stdio.Listen(ctx, in, out)
+	if ctx.Err() != nil {
+		log.Info("shutting down: stdio requests in flight were canceled")
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("MCP on stdio: %w", err)
+	}
+	log.Info("stdin closed: the MCP client is gone")
+	return nil
+}

@@ -1,0 +1,316 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vaultgraph/vaultgraph/serve"
+)
+
+func TestNoteURIs(t *testing.T) {
+	for path, want := range map[string]string{
+		"People/Alice.md":        "vault://People%2FAlice.md",
+		"Topics/Über Ranking.md": "vault://Topics%2F%C3%9Cber%20Ranking.md",
+		"a-b_c~d.md":             "vault://a-b_c~d.md",
+		"Meetings/2024/x#y?.md":  "vault://Meetings%2F2024%2Fx%23y%3F.md",
+	} {
+		got := noteURI(path)
+		if got != want {
+			t.Errorf("noteURI(%q) = %q, want %q", path, got, want)
+		}
+		back, err := notePath(got)
+		if err != nil || back != path {
+			t.Errorf("notePath(%q) = %q, %v", got, back, err)
+		}
+		if m := noteTemplate().URITemplate.Match(got); m.Get("path").String() != path {
+			t.Errorf("template match of %q: %v", got, m)
+		}
+	}
+	for _, bad := range []string{"file:///etc/passwd", "vault://", "vault://%zz"} {
+		if _, err := notePath(bad); err == nil {
+			t.Errorf("notePath(%q) accepted", bad)
+		}
+	}
+}
+
+func TestNotesAsResources(t *testing.T) {
+	s := newServer(t, openStore(t, demoData(t)), Options{PageSize: 10})
+	c, _ := connect(t, s)
+	ctx := t.Context()
+	var uris []string
+	pages := 0
+	var cursor mcp.Cursor
+	for {
+		req := mcp.ListResourcesRequest{}
+		req.Params.Cursor = cursor
+		res, err := c.ListResourcesByPage(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		for _, r := range res.Resources {
+			uris = append(uris, r.URI)
+			if r.MIMEType != "text/markdown" || r.Title == "" || r.Size == nil {
+				t.Errorf("resource %+v", r)
+			}
+		}
+		if cursor = res.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if len(uris) != 31 || pages != 4 || !slices.Contains(uris, "vault://People%2FZo%C3%AB.md") || slices.Contains(uris, "vault://Query%20Understanding") {
+		t.Errorf("%d resources in %d pages: %v", len(uris), pages, uris)
+	}
+	templates, err := c.ListResourceTemplates(ctx, mcp.ListResourceTemplatesRequest{})
+	if err != nil || len(templates.ResourceTemplates) != 1 || templates.ResourceTemplates[0].URITemplate.Raw() != "vault://{path}" {
+		t.Fatalf("templates %+v, %v", templates, err)
+	}
+
+	read := func(uri string) (*mcp.ReadResourceResult, error) {
+		req := mcp.ReadResourceRequest{}
+		req.Params.URI = uri
+		return c.ReadResource(ctx, req)
+	}
+	// A listed URI, and the same note through the template (lower-case
+	// escapes are not the listed URI).
+	for _, uri := range []string{"vault://People%2FAlice.md", "vault://People%2falice.md"} {
+		res, err := read(uri)
+		if uri == "vault://People%2falice.md" {
+			// Paths are case-sensitive: the template matches, the note
+			// does not exist.
+			if err == nil || !strings.Contains(err.Error(), "no note") {
+				t.Errorf("%s: %v", uri, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", uri, err)
+		}
+		tc, ok := res.Contents[0].(mcp.TextResourceContents)
+		if !ok || !strings.Contains(tc.Text, "[leads:: [[Search]]]") || tc.Meta[metaNotice] != serve.VaultTextNotice || tc.Meta[metaSnapshot] != s.st.Current() {
+			t.Errorf("%s: %+v", uri, res.Contents)
+		}
+	}
+	if res, err := read("vault://Topics%2F%c3%9cber%20Ranking.md"); err != nil || !strings.Contains(res.Contents[0].(mcp.TextResourceContents).Text, "Ranking") {
+		t.Errorf("template read with lower-case escapes: %v", err)
+	}
+	if _, err := read("vault://Nowhere.md"); err == nil || !strings.Contains(err.Error(), "no note \"Nowhere.md\"") {
+		t.Errorf("unknown note: %v", err)
+	}
+}
+
+// TestToolsFollowTheSnapshot serves a snapshot without vectors and graph
+// database, then one with them: the tools that need them are listed only
+// once they are served, and the client is told the list changed.
+func TestToolsFollowTheSnapshot(t *testing.T) {
+	data := t.TempDir()
+	st := openStore(t, data)
+	s := newServer(t, st, Options{})
+	c, notes := connect(t, s)
+
+	if names := toolNamesOf(t, c); !slices.Equal(names, []string{toolStatus}) {
+		t.Errorf("tools without a snapshot: %v", names)
+	}
+	var status statusOutput
+	text := callOK(t, c, toolStatus, nil, &status)
+	if status.Serving || !strings.Contains(text, "no snapshot") || !strings.Contains(text, "vaultgraph index") {
+		t.Errorf("status without a snapshot: %+v\n%s", status, text)
+	}
+	res, err := c.ListResources(t.Context(), mcp.ListResourcesRequest{})
+	if err != nil || len(res.Resources) != 0 {
+		t.Errorf("resources without a snapshot: %v, %v", res, err)
+	}
+
+	if err := index(demoVault, data, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	bare := []string{toolBacklinks, toolForwardlinks, toolNeighbors, toolPath, toolStatistics, toolTraverse, toolReadNote, toolStatus}
+	slices.Sort(bare)
+	if names := toolNamesOf(t, c); !slices.Equal(names, bare) {
+		t.Errorf("tools of a snapshot without vectors and graph: %v", names)
+	}
+	callOK(t, c, toolStatus, nil, &status)
+	for _, cp := range status.Capabilities {
+		if cp.Name == toolCypher && (cp.Available || !strings.Contains(cp.Reason, "graph stage")) {
+			t.Errorf("cypher capability %+v", cp)
+		}
+	}
+	waitFor(t, "resources and tools list_changed", func() bool {
+		return notes.has(string(mcp.MethodNotificationToolsListChanged)) && notes.has(string(mcp.MethodNotificationResourcesListChanged))
+	})
+
+	notes.reset()
+	if err := index(demoVault, data, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	// Watch brings the lists in step without a request.
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go s.Watch(ctx)
+	waitFor(t, "tools list_changed after the swap", func() bool { return notes.has(string(mcp.MethodNotificationToolsListChanged)) })
+	if names := toolNamesOf(t, c); len(names) != 11 {
+		t.Errorf("tools after the swap: %v", names)
+	}
+	var out cypherOutput
+	callOK(t, c, toolCypher, map[string]any{"query": "MATCH (n:Person) RETURN count(n)"}, &out)
+	if out.Rows[0][0] != 8.0 || out.Snapshot != st.Current() {
+		t.Errorf("after the swap: %+v", out)
+	}
+}
+
+// TestCallsDuringSwaps calls tools continuously while new snapshots are
+// published and swapped in: every call succeeds, on one snapshot.
+func TestCallsDuringSwaps(t *testing.T) {
+	vault := t.TempDir()
+	if err := copyDir(demoVault, vault); err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	if err := index(vault, data, true); err != nil {
+		t.Fatal(err)
+	}
+	st := openStore(t, data)
+	s := newServer(t, st, Options{})
+	c, _ := connect(t, s)
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	var failures []string
+	for w := range 3 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				var res *mcp.CallToolResult
+				var snapshot string
+				switch (w + i) % 3 {
+				case 0:
+					res = call(t, c, toolCypher, map[string]any{"query": "MATCH (n:Person) RETURN count(n) AS people"})
+				case 1:
+					res = call(t, c, toolSearch, map[string]any{"query": "Acme funds", "k": 3})
+				default:
+					res = call(t, c, toolReadNote, map[string]any{"path": "People/Bob.md"})
+				}
+				var out struct {
+					Snapshot string `json:"snapshot"`
+				}
+				b, _ := json.Marshal(res.StructuredContent)
+				json.Unmarshal(b, &out)
+				snapshot = out.Snapshot
+				mu.Lock()
+				if res.IsError || snapshot == "" {
+					failures = append(failures, resultText(res))
+				}
+				seen[snapshot] = true
+				mu.Unlock()
+			}
+		})
+	}
+	for i := range 2 {
+		p := vault + "/People/Bob.md"
+		if err := appendFile(p, "\nBob reviewed swap number "+string(rune('A'+i))+".\n"); err != nil {
+			t.Fatal(err)
+		}
+		if err := index(vault, data, true); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Refresh(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	close(stop)
+	wg.Wait()
+	if len(failures) > 0 {
+		t.Errorf("%d calls failed, e.g. %s", len(failures), failures[0])
+	}
+	if len(seen) < 2 {
+		t.Errorf("calls saw snapshots %v; want several", seen)
+	}
+}
+
+// TestHTTPMount drives POST, GET and DELETE /mcp through the REST server's
+// middleware.
+func TestHTTPMount(t *testing.T) {
+	st := openStore(t, demoData(t))
+	s := newServer(t, st, Options{})
+	const token = "0123456789abcdef0123"
+	rest, err := serve.New(st, serve.Options{Token: token, Mounts: s.Mounts()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	do := func(method, body, session string, auth bool) (*http.Response, string) {
+		t.Helper()
+		req := httptest.NewRequest(method, "/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if auth {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := rest.App().Test(req, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(b)
+	}
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	if resp, _ := do("POST", initialize, "", false); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("without the token: %d", resp.StatusCode)
+	}
+	resp, body := do("POST", initialize, "", true)
+	session := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || session == "" || !strings.Contains(body, `"name":"vaultgraph"`) {
+		t.Fatalf("initialize: %d %q %s", resp.StatusCode, session, body)
+	}
+	resp, body = do("POST", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"vault_status","arguments":{}}}`, session, true)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"snapshot":"`+st.Current()+`"`) {
+		t.Errorf("tools/call: %d %s", resp.StatusCode, body)
+	}
+	if resp, body = do("POST", `{"jsonrpc":"2.0","id":3,"method":`, session, true); !strings.Contains(body, "-32700") {
+		t.Errorf("malformed JSON: %d %s", resp.StatusCode, body)
+	}
+	if resp, body = do("GET", "", session, true); resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST, DELETE" ||
+		!strings.Contains(body, "method_not_allowed") {
+		t.Errorf("GET: %d %v %s", resp.StatusCode, resp.Header, body)
+	}
+	if resp, _ = do("DELETE", "", session, true); resp.StatusCode != http.StatusOK {
+		t.Errorf("DELETE: %d", resp.StatusCode)
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

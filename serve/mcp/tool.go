@@ -1,0 +1,271 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/vaultgraph/vaultgraph/serve"
+	"github.com/vaultgraph/vaultgraph/serve/store"
+	"github.com/vaultgraph/vaultgraph/snapshot/cypher"
+	"github.com/vaultgraph/vaultgraph/snapshot/embed"
+	"github.com/vaultgraph/vaultgraph/snapshot/linkgraph"
+	"github.com/vaultgraph/vaultgraph/snapshot/retrieve"
+)
+
+// tool is one MCP tool: its definition, the capability it needs and what
+// it does.
+type tool struct {
+	def mcp.Tool
+	// needs says why a snapshot cannot answer the tool, nil when it can;
+	// nil for tools every snapshot answers.
+	needs func(snap *store.Snapshot) error
+	// run answers a call on snap, which it must not use after returning
+	// except through the answer's out and text (which the handler encodes
+	// before releasing snap).
+	run func(ctx context.Context, snap *store.Snapshot, req mcp.CallToolRequest) (*answer, error)
+	// bare tools also run while no snapshot is served, with snap nil.
+	bare bool
+	// args checks arguments against def's input schema.
+	args *argsSchema
+}
+
+func (t *tool) unavailable(snap *store.Snapshot) error {
+	if t.needs == nil || snap == nil {
+		return nil
+	}
+	return t.needs(snap)
+}
+
+// answer is a tool's result before encoding.
+type answer struct {
+	// out is the structured content: a pointer to the tool's output
+	// struct, whose type is the tool's output schema.
+	out any
+	// shrink cuts out's lists to about frac of their length and marks out
+	// truncated, reporting whether it cut anything; nil when out is
+	// bounded otherwise.
+	shrink func(frac float64) bool
+	// text renders out compactly; called after any cut.
+	text func() string
+}
+
+// agentError is an error whose message says what the agent can do about
+// it; it becomes the tool error's text unchanged.
+type agentError struct{ msg string }
+
+func (e *agentError) Error() string { return e.msg }
+
+func agentErrorf(format string, args ...any) error {
+	return &agentError{msg: fmt.Sprintf(format, args...)}
+}
+
+// errTooLarge is returned when a result does not fit MaxResultBytes even
+// cut down.
+var errTooLarge = errors.New("result too large")
+
+// handler runs t on one snapshot, held from the start of the call to its
+// end, and encodes the answer before releasing it.
+func (s *Server) handler(t *tool) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		start := time.Now()
+		if err := t.args.check(req); err != nil {
+			return toolError("", err.Error()), nil
+		}
+		snap, release := s.st.Acquire()
+		defer release()
+		id := ""
+		switch {
+		case snap != nil:
+			id = snap.ID
+		case !t.bare:
+			return toolError("", s.noSnapshot()), nil
+		}
+		if err := t.unavailable(snap); err != nil {
+			return toolError(id, fmt.Sprintf("%s is not available for this snapshot: %s", t.def.Name, err)), nil
+		}
+		ctx, cancel := context.WithTimeout(ctx, s.opts.QueryTimeout)
+		defer cancel()
+		a, err := t.run(ctx, snap, req)
+		var res *mcp.CallToolResult
+		if err == nil {
+			res, err = s.encode(a)
+		}
+		if err != nil {
+			res = toolError(id, s.describe(ctx, t.def.Name, snap, err))
+		}
+		s.log.Debug("MCP tool call", "tool", t.def.Name, "snapshot", id, "error", res.IsError,
+			"ms", float64(time.Since(start).Microseconds())/1000)
+		return res, nil
+	}
+}
+
+// bind decodes a call's arguments into args. The input schema has been
+// checked already; this only fails on types the schema cannot express.
+func bind(req mcp.CallToolRequest, args any) error {
+	if req.Params.Arguments == nil && len(req.Params.RawArguments) == 0 {
+		return nil
+	}
+	if err := req.BindArguments(args); err != nil {
+		return agentErrorf("the arguments do not fit the tool's input schema: %s", err)
+	}
+	return nil
+}
+
+// encode marshals the answer, cutting it to MaxResultBytes, and renders
+// its text.
+func (s *Server) encode(a *answer) (*mcp.CallToolResult, error) {
+	limit := s.opts.MaxResultBytes
+	b, err := marshal(a.out)
+	for i := 0; err == nil && len(b) > limit; i++ {
+		if a.shrink == nil || i == 8 || !a.shrink(float64(limit)/float64(len(b))*0.9) {
+			return nil, errTooLarge
+		}
+		b, err = marshal(a.out)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("encode result: %w", err)
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{mcp.TextContent{Type: mcp.ContentTypeText, Text: capText(a.text(), limit)}},
+		StructuredContent: json.RawMessage(b),
+	}, nil
+}
+
+// marshal is encoding/json without HTML escaping: results are read by
+// programs and models, not pasted into pages.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// capText cuts text at a line boundary before limit bytes and says so.
+func capText(text string, limit int) string {
+	if len(text) <= limit {
+		return text
+	}
+	cut := strings.LastIndexByte(text[:limit-200], '\n')
+	if cut < 0 {
+		cut = runeStart(text, limit-200)
+	}
+	return text[:cut] + fmt.Sprintf("\n… (text cut at %d KiB; structuredContent has every item of the result)", limit>>10)
+}
+
+// toolError is a tool error (isError) naming the snapshot that answered.
+func toolError(snapshot, msg string) *mcp.CallToolResult {
+	if snapshot != "" {
+		msg += " [snapshot " + snapshot + "]"
+	}
+	return mcp.NewToolResultError(msg)
+}
+
+// describe turns a failed call into a message the agent can act on.
+// Errors that are not the agent's are logged and described without detail.
+func (s *Server) describe(ctx context.Context, name string, snap *store.Snapshot, err error) string {
+	var ae *agentError
+	var ce *cypher.Error
+	switch {
+	case errors.As(err, &ae):
+		return ae.msg
+	case errors.As(err, &ce):
+		return cypherMessage(snap, "", ce, s.opts.QueryTimeout)
+	case errors.Is(err, linkgraph.ErrAmbiguous):
+		return err.Error()
+	case errors.Is(err, linkgraph.ErrNotFound):
+		return err.Error() + ". Names are a note's vault path (People/Alice.md), title or alias; " +
+			"find notes by meaning with vector_search, or list paths with cypher_query (MATCH (n) RETURN n.path)"
+	case errors.Is(err, linkgraph.ErrInvalidRequest), errors.Is(err, retrieve.ErrInvalidRequest):
+		return err.Error()
+	case errors.Is(err, embed.ErrModelMismatch):
+		return err.Error()
+	case errors.Is(err, errTooLarge):
+		return fmt.Sprintf("the result of %s is larger than %d KiB even cut down; narrow the request (a smaller limit, a filter, fewer columns)",
+			name, s.opts.MaxResultBytes>>10)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Sprintf("%s ran past its time limit of %s; narrow the request", name, s.opts.QueryTimeout)
+	case snap != nil && snap.Embedder != nil && snap.Embedder.Info().Provider != "builtin" && (name == toolSearch || name == toolRetrieve):
+		return fmt.Sprintf("embedding the query with %s failed, try again shortly: %s", snap.Embedder.Info().Provider, err)
+	}
+	id := ""
+	if snap != nil {
+		id = snap.ID
+	}
+	s.log.Error("MCP tool call failed", "tool", name, "snapshot", id, "err", err)
+	return fmt.Sprintf("internal error in %s; the server log has the details", name)
+}
+
+// noSnapshot says why nothing is served yet.
+func (s *Server) noSnapshot() string {
+	msg := "no snapshot is being served yet: the server watches " + s.st.DataDir() +
+		"/snapshots and serves the first good snapshot as soon as the indexer publishes one (vaultgraph index --vault VAULT --data " +
+		s.st.DataDir() + "); call vault_status to check"
+	if st := s.st.Stats(); st.LastRejection != nil {
+		msg += fmt.Sprintf("; %d snapshots were rejected, the last (%s) because: %s", st.Rejected, st.LastRejection.ID, st.LastRejection.Reason)
+	}
+	return msg
+}
+
+// heading is the first line of every text rendering: the snapshot that
+// answered and, when the text quotes the vault, the notice.
+func heading(snapshot string, quotes bool) string {
+	h := "snapshot " + snapshot
+	if quotes {
+		h += " · " + serve.VaultTextNotice
+	}
+	return h + "\n"
+}
+
+// readOnly annotates a tool as the read-only, closed-world query it is.
+func readOnly(title string) mcp.ToolOption {
+	t, f := true, false
+	return mcp.WithToolAnnotation(mcp.ToolAnnotation{Title: title, ReadOnlyHint: &t, DestructiveHint: &f, IdempotentHint: &t, OpenWorldHint: &f})
+}
+
+// cutList keeps about frac of list (at least keepMin), reporting whether
+// it cut.
+func cutList[T any](list *[]T, frac float64, keepMin int) bool {
+	n := len(*list)
+	keep := max(int(float64(n)*frac), keepMin)
+	if keep >= n {
+		return false
+	}
+	*list = (*list)[:keep]
+	return true
+}
+
+// snippet shortens s to at most n bytes at a rune boundary, with an
+// ellipsis, reporting whether it cut.
+func snippet(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	for n > 0 && n < len(s) && !isRuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…", true
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// plural is n and the noun, plural unless n is 1: "1 row", "3 rows".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// oneLine collapses whitespace runs, for text renderings of passages.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,306 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vaultgraph/vaultgraph/serve"
+	"github.com/vaultgraph/vaultgraph/serve/store"
+	"github.com/vaultgraph/vaultgraph/snapshot/cypher"
+	"github.com/vaultgraph/vaultgraph/snapshot/graphdb"
+)
+
+// Bounds of cypher_query.
+const (
+	defaultCypherRows = 100
+	maxQueryBytes     = 64 << 10
+)
+
+type cypherArgs struct {
+	Query     string         `json:"query"`
+	Params    map[string]any `json:"params"`
+	MaxRows   int            `json:"max_rows"`
+	TimeoutMS int            `json:"timeout_ms"`
+}
+
+// cypherOutput is cypher_query's structured content.
+type cypherOutput struct {
+	Snapshot string           `json:"snapshot"`
+	Columns  []graphdb.Column `json:"columns"`
+	// Rows hold one value per column: scalars, lists, maps, and nodes,
+	// relationships and paths as _type-tagged objects.
+	Rows     [][]any `json:"rows"`
+	RowCount int     `json:"row_count"`
+	// Truncated is set when rows were cut: past max_rows ("rows") or past
+	// the result size cap ("bytes").
+	Truncated   bool    `json:"truncated"`
+	TruncatedBy string  `json:"truncated_by,omitempty"`
+	MaxRows     int     `json:"max_rows"`
+	ElapsedMS   float64 `json:"elapsed_ms"`
+	Message     string  `json:"message,omitempty"`
+	Notice      string  `json:"notice"`
+}
+
+func (s *Server) cypherTool() *tool {
+	def := mcp.NewTool(toolCypher,
+		mcp.WithDescription(`Run a read-only openCypher query over the vault's graph and get typed columns and rows.
+Use it for exact, structural questions: filters and aggregations over typed links and properties ("who contributes more than 100 hours to which project", "which papers cite the most-cited paper", counts, sums, multi-hop patterns).
+The graph: every note is a node with properties path, title, folder, tags, aliases, stub, modified, size plus its frontmatter and inline fields; its labels are its frontmatter type(s) (:Person, :Project). Typed links are relationships named as written ([:depends_on], [:contributes] with their properties, e.g. c.hours); backquote names with spaces or keywords ([:`+"`mentored by`"+`]); plain links are [:links_to], embeds [:embeds]. id(n) is the note's path. Call vault_status for this snapshot's labels, relationship types and property names, or CALL db.labels() / db.relationshipTypes() / db.propertyKeys().
+Do not use it to find notes by topic or wording (use vector_search or graphrag_retrieve) or to walk plain links (use the graph_* tools). Writes are refused. Rows are capped by max_rows and by size; the result says when it was cut.`),
+		readOnly("Cypher query"),
+		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQueryBytes),
+			mcp.Description("The openCypher query, e.g. MATCH (p:Person)-[c:contributes]->(proj:Project) WHERE c.hours >= 100 RETURN p.title, c.hours, proj.title")),
+		mcp.WithObject("params", mcp.AdditionalProperties(true),
+			mcp.Description("Values of the $parameters the query uses, by name, e.g. {\"name\": \"Alice\"}.")),
+		mcp.WithInteger("max_rows", mcp.Min(1), mcp.Max(s.opts.MaxRows), mcp.DefaultNumber(min(defaultCypherRows, s.opts.MaxRows)),
+			mcp.Description("Most rows to return; more are cut and the result marked truncated.")),
+		mcp.WithInteger("timeout_ms", mcp.Min(1), mcp.Max(int(s.opts.QueryTimeout.Milliseconds())),
+			mcp.DefaultNumber(int(s.opts.QueryTimeout.Milliseconds())), mcp.Description("Longest the query may run, in milliseconds.")),
+		mcp.WithOutputSchema[cypherOutput](),
+	)
+	return &tool{def: def, needs: func(snap *store.Snapshot) error {
+		if snap.Graph != nil {
+			return nil
+		}
+		if snap.GraphErr != nil {
+			return snap.GraphErr
+		}
+		return errors.New("the snapshot has no graph database")
+	}, run: s.runCypher}
+}
+
+func (s *Server) runCypher(ctx context.Context, snap *store.Snapshot, req mcp.CallToolRequest) (*answer, error) {
+	var args cypherArgs
+	if err := bind(req, &args); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(args.Query) == "" {
+		return nil, agentErrorf("query is empty: pass an openCypher query, e.g. MATCH (n:Person) RETURN n.title LIMIT 10")
+	}
+	maxRows := args.MaxRows
+	if maxRows <= 0 {
+		maxRows = min(defaultCypherRows, s.opts.MaxRows)
+	}
+	timeout := s.opts.QueryTimeout
+	if t := time.Duration(args.TimeoutMS) * time.Millisecond; t > 0 && t < timeout {
+		timeout = t
+	}
+	res, err := snap.Graph.Run(ctx, graphdb.Request{Query: args.Query, Params: args.Params, MaxRows: min(maxRows, s.opts.MaxRows), Timeout: timeout})
+	var ce *cypher.Error
+	if errors.As(err, &ce) {
+		return nil, &agentError{msg: cypherMessage(snap, args.Query, ce, timeout)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &cypherOutput{Snapshot: snap.ID, Columns: res.Columns, Rows: res.Rows, RowCount: len(res.Rows),
+		Truncated: res.Truncated, MaxRows: res.MaxRows, ElapsedMS: res.ElapsedMS, Notice: serve.VaultTextNotice}
+	if out.Columns == nil {
+		out.Columns = []graphdb.Column{}
+	}
+	if out.Rows == nil {
+		out.Rows = [][]any{}
+	}
+	if res.Truncated {
+		out.TruncatedBy = "rows"
+		out.Message = fmt.Sprintf("the query has more than %d rows; raise max_rows (at most %d) or page with SKIP and LIMIT", res.MaxRows, s.opts.MaxRows)
+	}
+	shrink := func(frac float64) bool {
+		if !cutList(&out.Rows, frac, 0) {
+			return false
+		}
+		out.RowCount, out.Truncated, out.TruncatedBy = len(out.Rows), true, "bytes"
+		out.Message = fmt.Sprintf("rows cut to %d to fit %d KiB; return fewer columns (n.title rather than n) or page with SKIP and LIMIT",
+			len(out.Rows), s.opts.MaxResultBytes>>10)
+		return true
+	}
+	return &answer{out: out, shrink: shrink, text: func() string { return cypherText(out) }}, nil
+}
+
+// cypherText renders a result as a compact table: one line per row, cells
+// separated by " | ", nodes and relationships in Cypher's own notation.
+func cypherText(out *cypherOutput) string {
+	var b strings.Builder
+	b.WriteString(heading(out.Snapshot, true))
+	b.WriteString(plural(out.RowCount, "row"))
+	if out.Truncated {
+		fmt.Fprintf(&b, " (truncated: %s)", out.Message)
+	}
+	fmt.Fprintf(&b, ", %.1f ms\n", out.ElapsedMS)
+	cols := make([]string, len(out.Columns))
+	for i, c := range out.Columns {
+		cols[i] = c.Name + " (" + c.Type + ")"
+	}
+	b.WriteString(strings.Join(cols, " | "))
+	b.WriteByte('\n')
+	for _, row := range out.Rows {
+		cells := make([]string, len(row))
+		for i, v := range row {
+			cells[i] = cell(v)
+		}
+		b.WriteString(strings.Join(cells, " | "))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// cell renders one value: nodes as (:Label {title, path}), relationships
+// as [:type {properties}], paths as their nodes and relationships, other
+// values as JSON.
+func cell(v any) string {
+	switch v := v.(type) {
+	case *graphdb.Node:
+		return nodeCell(v)
+	case *graphdb.Relationship:
+		return relCell(v)
+	case *graphdb.Path:
+		var b strings.Builder
+		for i, n := range v.Nodes {
+			if i > 0 && i-1 < len(v.Relationships) {
+				b.WriteString("-" + relCell(v.Relationships[i-1]) + "-")
+			}
+			b.WriteString(nodeCell(n))
+		}
+		return b.String()
+	case []any:
+		parts := make([]string, len(v))
+		for i, it := range v {
+			parts[i] = cell(it)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case nil:
+		return "null"
+	}
+	b, err := marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func nodeCell(n *graphdb.Node) string {
+	if n == nil {
+		return "null"
+	}
+	labels := ""
+	for _, l := range n.Labels {
+		labels += ":" + l
+	}
+	title, _ := n.Properties["title"].(string)
+	return fmt.Sprintf("(%s {title: %q, path: %q})", labels, title, n.ID)
+}
+
+func relCell(r *graphdb.Relationship) string {
+	if r == nil {
+		return "null"
+	}
+	// Only the properties the author wrote; the built-in ones (line,
+	// sentence, ...) are in structuredContent.
+	builtin := map[string]bool{"sign": true, "count": true, "line": true, "sentence": true, "anchors": true,
+		"origin": true, "unresolved": true, "heading": true}
+	var keys []string
+	for k := range r.Properties {
+		if !builtin[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	props := ""
+	for i, k := range keys {
+		if i > 0 {
+			props += ", "
+		}
+		v, _ := json.Marshal(r.Properties[k])
+		props += k + ": " + string(v)
+	}
+	if props != "" {
+		props = " {" + props + "}"
+	}
+	return fmt.Sprintf("[:%s%s %s->%s]", r.Type, props, r.Start, r.End)
+}
+
+// cypherMessage explains a query error with its position, the query line
+// with a caret under the column, and what to try next.
+func cypherMessage(snap *store.Snapshot, query string, e *cypher.Error, timeout time.Duration) string {
+	var b strings.Builder
+	b.WriteString(e.Error())
+	if e.Line > 0 {
+		lines := strings.Split(query, "\n")
+		if e.Line <= len(lines) {
+			line, col := window([]rune(lines[e.Line-1]), e.Column)
+			fmt.Fprintf(&b, "\n  %s\n  %s^", line, strings.Repeat(" ", col))
+		}
+	}
+	b.WriteString("\nHint: ")
+	switch e.Kind {
+	case cypher.KindSyntax:
+		b.WriteString("fix the query at the caret. Labels are written (n:Person), relationship types [r:depends_on]; backquote names with spaces or keywords ([r:`mentored by`]).")
+		b.WriteString(schemaHint(snap))
+	case cypher.KindUnsupported:
+		b.WriteString("rewrite the query without that construct; MATCH, OPTIONAL MATCH, WHERE, WITH, UNWIND, RETURN, ORDER BY, SKIP, LIMIT, aggregations and bounded variable-length patterns are supported.")
+	case cypher.KindReadOnly:
+		b.WriteString("snapshots are read-only: only reads run (MATCH ... RETURN); CALL is limited to db.labels(), db.relationshipTypes() and db.propertyKeys().")
+	case cypher.KindParameter:
+		b.WriteString(`pass every $name the query uses in params, e.g. {"params": {"name": "Alice"}}.`)
+	case cypher.KindTimeout:
+		fmt.Fprintf(&b, "the query ran past %s; add LIMIT, bound variable-length patterns ([*1..3]) or start from fewer nodes.", timeout)
+	case cypher.KindCanceled:
+		b.WriteString("the call was canceled; run it again.")
+	default:
+		b.WriteString("the graph engine refused the query; check function names and property types.")
+		b.WriteString(schemaHint(snap))
+	}
+	return b.String()
+}
+
+// window returns at most 100 runes of line around column (1-based), and
+// the caret's offset in what it returns.
+func window(line []rune, column int) (string, int) {
+	col := max(column-1, 0)
+	start := max(col-60, 0)
+	end := min(start+100, len(line))
+	prefix := ""
+	if start > 0 {
+		prefix = "…"
+	}
+	if start > len(line) {
+		start = len(line)
+	}
+	return prefix + string(line[start:end]), col - start + len([]rune(prefix))
+}
+
+// schemaHint lists the snapshot's labels and relationship types (at most
+// 30 of each, in the manifest's order).
+func schemaHint(snap *store.Snapshot) string {
+	g := snap.Manifest.Graph
+	if g == nil {
+		return ""
+	}
+	labels := make([]string, 0, len(g.Labels))
+	for _, l := range g.Labels {
+		labels = append(labels, l.Name)
+	}
+	types := make([]string, 0, len(g.EdgeTypes))
+	for _, t := range g.EdgeTypes {
+		name := t.Name
+		if strings.ContainsAny(name, " -") {
+			name = "`" + name + "`"
+		}
+		types = append(types, name)
+	}
+	return fmt.Sprintf(" Labels: %s. Relationship types: %s.", firstN(labels, 30), firstN(types, 30))
+}
+
+func firstN(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:n], ", ") + fmt.Sprintf(", … (%d more; vault_status lists all)", len(names)-n)
+}

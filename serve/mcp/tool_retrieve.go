@@ -1,0 +1,175 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vaultgraph/vaultgraph/serve/store"
+	"github.com/vaultgraph/vaultgraph/snapshot/retrieve"
+)
+
+type retrieveArgs struct {
+	Question   string   `json:"question"`
+	K          int      `json:"k"`
+	Depth      *int     `json:"depth"`
+	Types      []string `json:"types"`
+	MaxChunks  int      `json:"max_chunks"`
+	PerNodeCap int      `json:"per_node_cap"`
+	Rank       string   `json:"rank"`
+}
+
+// retrieveOutput is graphrag_retrieve's structured content: retrieve.Result
+// with edge properties as an object.
+type retrieveOutput struct {
+	Snapshot string           `json:"snapshot"`
+	Question string           `json:"question"`
+	Notice   string           `json:"notice"`
+	Chunks   []retrieve.Chunk `json:"chunks"`
+	Edges    []retrieveEdge   `json:"edges"`
+	Notes    []retrieve.Note  `json:"notes"`
+	// Truncated is set when more chunks or edges qualified than the
+	// bounds (max_chunks, the result size cap) let through.
+	Truncated    bool     `json:"truncated"`
+	Rank         string   `json:"rank"`
+	Depth        int      `json:"depth"`
+	Embedder     string   `json:"embedder"`
+	EmbedderKind string   `json:"embedder_kind"`
+	Warnings     []string `json:"warnings,omitempty"`
+	ElapsedMS    float64  `json:"elapsed_ms"`
+	Message      string   `json:"message,omitempty"`
+}
+
+// retrieveEdge is retrieve.Edge with its properties as a JSON object.
+type retrieveEdge struct {
+	ID         string         `json:"id"`
+	Source     string         `json:"source"`
+	Target     string         `json:"target"`
+	Type       string         `json:"type"`
+	Sign       int            `json:"sign"`
+	Properties map[string]any `json:"properties"`
+	Sentence   string         `json:"sentence"`
+	// Role is hit (found by the question) or connecting (between notes of
+	// the result).
+	Role  string  `json:"role"`
+	Score float64 `json:"score,omitempty"`
+}
+
+func (s *Server) retrieveTool() *tool {
+	def := mcp.NewTool(toolRetrieve,
+		mcp.WithDescription(`Answer a question from the vault with GraphRAG: passages found by meaning and by words (BM25), then the typed links around them followed outward, so connected facts come along even when the question does not mention them (who leads, depends on, funds, works at ...).
+Returns the best passages (hits, then neighbours by distance) with path, heading, line, score, role and hops; the typed edges connecting the returned notes with their properties and sentences; and the notes involved. Cite passages by path and line.
+Use it first for natural-language questions about the vault ("What does the Search project depend on, and who works on it?"). Use vector_search for a plain ranked list of matches, cypher_query for exact filters and aggregations, read_note to read a whole note, graph_* to walk links from a known note.`),
+		readOnly("GraphRAG retrieval"),
+		mcp.WithString("question", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(4096), mcp.Description("The question, in words.")),
+		mcp.WithInteger("k", mcp.Min(1), mcp.Max(min(retrieve.MaxK, s.opts.MaxK)), mcp.DefaultNumber(retrieve.DefaultK),
+			mcp.Description("Seed notes and seed edges taken from the search.")),
+		mcp.WithInteger("depth", mcp.Min(0), mcp.Max(retrieve.MaxDepth), mcp.DefaultNumber(retrieve.DefaultDepth),
+			mcp.Description("Hops walked from the seeds along typed edges (0: seeds only).")),
+		mcp.WithArray("types", mcp.WithStringItems(mcp.MinLength(1)), mcp.MaxItems(100),
+			mcp.Description("Edge types walked and returned (default: every typed edge type; links_to and embeds only when named).")),
+		mcp.WithInteger("max_chunks", mcp.Min(1), mcp.Max(retrieve.MaxChunks), mcp.DefaultNumber(retrieve.DefaultMaxChunks),
+			mcp.Description("Most passages returned.")),
+		mcp.WithInteger("per_node_cap", mcp.Min(1), mcp.Max(retrieve.MaxPerNodeCap), mcp.DefaultNumber(retrieve.DefaultPerNodeCap),
+			mcp.Description("Most neighbours one note adds per hop, so that a hub cannot flood the answer.")),
+		mcp.WithString("rank", mcp.Enum(retrieve.RankDistance, retrieve.RankPPR), mcp.DefaultString(retrieve.RankDistance),
+			mcp.Description("Order of the neighbourhood: by hops (distance) or by personalised PageRank from the seeds (ppr).")),
+		mcp.WithOutputSchema[retrieveOutput](),
+	)
+	return &tool{def: def, needs: func(snap *store.Snapshot) error {
+		if snap.Retriever != nil {
+			return nil
+		}
+		if snap.RetrieveErr != nil {
+			return snap.RetrieveErr
+		}
+		return errors.New("the snapshot has no retriever")
+	}, run: s.runRetrieve}
+}
+
+func (s *Server) runRetrieve(ctx context.Context, snap *store.Snapshot, req mcp.CallToolRequest) (*answer, error) {
+	var args retrieveArgs
+	if err := bind(req, &args); err != nil {
+		return nil, err
+	}
+	res, err := snap.Retriever.Retrieve(ctx, retrieve.Request{Question: args.Question, K: min(args.K, s.opts.MaxK), Depth: args.Depth,
+		Types: args.Types, MaxChunks: args.MaxChunks, PerNodeCap: args.PerNodeCap, Rank: args.Rank})
+	if err != nil {
+		return nil, err
+	}
+	out := &retrieveOutput{Snapshot: snap.ID, Question: res.Question, Notice: res.Notice, Chunks: res.Chunks,
+		Edges: make([]retrieveEdge, 0, len(res.Edges)), Notes: res.Notes, Truncated: res.Truncated, Rank: res.Rank,
+		Depth: res.Depth, Embedder: res.Embedder, EmbedderKind: res.EmbedderKind, Warnings: res.Warnings, ElapsedMS: res.ElapsedMS}
+	if out.Chunks == nil {
+		out.Chunks = []retrieve.Chunk{}
+	}
+	if out.Notes == nil {
+		out.Notes = []retrieve.Note{}
+	}
+	for _, e := range res.Edges {
+		out.Edges = append(out.Edges, retrieveEdge{ID: e.ID, Source: e.Source, Target: e.Target, Type: e.Type, Sign: e.Sign,
+			Properties: propertyMap(e.Properties), Sentence: e.Sentence, Role: e.Role, Score: e.Score})
+	}
+	if res.Truncated {
+		out.Message = "more passages or edges qualified; raise max_chunks for more"
+	}
+	shrink := func(frac float64) bool {
+		cut := cutList(&out.Chunks, frac, 1)
+		cut = cutList(&out.Edges, frac, 0) || cut
+		if cut {
+			out.Truncated = true
+			out.Message = fmt.Sprintf("passages cut to %d and edges to %d to fit %d KiB; lower max_chunks or ask a narrower question",
+				len(out.Chunks), len(out.Edges), s.opts.MaxResultBytes>>10)
+		}
+		return cut
+	}
+	return &answer{out: out, shrink: shrink, text: func() string { return retrieveText(out) }}, nil
+}
+
+func retrieveText(out *retrieveOutput) string {
+	var b strings.Builder
+	b.WriteString(heading(out.Snapshot, false))
+	b.WriteString(out.Notice + "\n")
+	fmt.Fprintf(&b, "%d passages, %d edges, %d notes for %q (rank %s, depth %d)\n", len(out.Chunks), len(out.Edges), len(out.Notes),
+		out.Question, out.Rank, out.Depth)
+	for i, c := range out.Chunks {
+		where := fmt.Sprintf("%s:%d", c.Path, c.Line)
+		if c.Heading != "" {
+			where += " § " + c.Heading
+		}
+		role := c.Role
+		if c.Hops > 0 {
+			role = c.Role + ", " + plural(c.Hops, "hop")
+		}
+		fmt.Fprintf(&b, "%d. [%s] %.3f  %s\n", i+1, role, c.Score, where)
+		if c.Via != "" {
+			fmt.Fprintf(&b, "   via: %s\n", oneLine(c.Via))
+		}
+		text, _ := snippet(oneLine(c.Text), 400)
+		fmt.Fprintf(&b, "   %s\n", text)
+	}
+	if len(out.Edges) > 0 {
+		b.WriteString("edges:\n")
+	}
+	for _, e := range out.Edges {
+		fmt.Fprintf(&b, "  [%s] %s -[%s]-> %s: %s\n", e.Role, e.Source, signed(e.Type, e.Sign), e.Target, oneLine(e.Sentence))
+	}
+	if out.Message != "" {
+		b.WriteString("(" + out.Message + ")\n")
+	}
+	for _, w := range out.Warnings {
+		b.WriteString("warning: " + w + "\n")
+	}
+	return b.String()
+}
+
+// signed is an edge type with its sign prefix when negative.
+func signed(typ string, sign int) string {
+	if sign < 0 {
+		return "-" + typ
+	}
+	return typ
+}

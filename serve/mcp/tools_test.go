@@ -1,0 +1,305 @@
+package mcp
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+func TestToolsListedWithSchemasAndAnnotations(t *testing.T) {
+	s := newServer(t, openStore(t, demoData(t)), Options{})
+	c, _ := connect(t, s)
+	res, err := c.ListTools(t.Context(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{toolCypher, toolSearch, toolRetrieve, toolTraverse, toolNeighbors, toolPath, toolStatistics,
+		toolBacklinks, toolForwardlinks, toolReadNote, toolStatus}
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+		a := tl.Annotations
+		if a.ReadOnlyHint == nil || !*a.ReadOnlyHint || a.DestructiveHint == nil || *a.DestructiveHint ||
+			a.OpenWorldHint == nil || *a.OpenWorldHint || a.IdempotentHint == nil || !*a.IdempotentHint {
+			t.Errorf("%s: annotations %+v", tl.Name, a)
+		}
+		if tl.OutputSchema.Type != "object" {
+			t.Errorf("%s: no output schema", tl.Name)
+		}
+		if len(tl.Description) < 200 {
+			t.Errorf("%s: description too short to tell an agent when to use it: %q", tl.Name, tl.Description)
+		}
+	}
+	slices.Sort(names)
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Errorf("tools %v, want %v", names, want)
+	}
+}
+
+func TestToolsAnswerFromTheDemoVault(t *testing.T) {
+	s := newServer(t, openStore(t, demoData(t)), Options{})
+	c, _ := connect(t, s)
+	snapID := s.st.Current()
+
+	t.Run("cypher_query", func(t *testing.T) {
+		var out cypherOutput
+		text := callOK(t, c, toolCypher, map[string]any{
+			"query": "MATCH (p:Person)-[c:contributes]->(proj:Project) WHERE c.hours >= 100 RETURN p.title, c.hours, proj.title"}, &out)
+		if out.RowCount != 1 || len(out.Rows) != 1 || out.Rows[0][0] != "Bob" || out.Rows[0][1] != 120.0 || out.Rows[0][2] != "Search" {
+			t.Errorf("rows %v", out.Rows)
+		}
+		if out.Snapshot != snapID || out.Columns[1].Type != "int" || !strings.Contains(text, `"Bob" | 120 | "Search"`) ||
+			!strings.Contains(text, "snapshot "+snapID) || !strings.Contains(text, "not instructions") {
+			t.Errorf("snapshot %s, columns %v, text:\n%s", out.Snapshot, out.Columns, text)
+		}
+		text = callOK(t, c, toolCypher, map[string]any{"query": "MATCH (a:Company)-[f:funds]->(p) RETURN a, f, p ORDER BY a.title", "max_rows": 1}, &out)
+		if !out.Truncated || out.TruncatedBy != "rows" || out.RowCount != 1 ||
+			!strings.Contains(text, `(:Company {title: "Acme", path: "Companies/Acme.md"})`) || !strings.Contains(text, `[:funds {amount: 250000, currency: "EUR"}`) {
+			t.Errorf("node rendering and row cap: %+v\n%s", out, text)
+		}
+	})
+
+	t.Run("vector_search", func(t *testing.T) {
+		var out searchOutput
+		text := callOK(t, c, toolSearch, map[string]any{"query": "Acme funds"}, &out)
+		if len(out.Hits) == 0 || out.Hits[0].Path != "Companies/Acme.md" || out.Hits[0].Line == 0 || out.Hits[0].Text == "" {
+			t.Fatalf("hits %+v", out.Hits)
+		}
+		if out.Target != "notes" || out.EmbedderKind != "lexical" || !strings.Contains(text, "1. ") || !strings.Contains(text, "Companies/Acme.md:") {
+			t.Errorf("%+v\n%s", out, text)
+		}
+		callOK(t, c, toolSearch, map[string]any{"query": "money", "target": "edges", "types": []string{"funds"}}, &out)
+		if len(out.Hits) == 0 || out.Hits[0].Type != "funds" || out.Hits[0].Sentence == "" {
+			t.Errorf("edge hits %+v", out.Hits)
+		}
+		callOK(t, c, toolSearch, map[string]any{"query": "search project", "target": "chunks", "k": 3, "types": []string{"Person"}}, &out)
+		if len(out.Hits) != 3 || !strings.HasPrefix(out.Hits[0].Path, "People/") || out.Hits[0].ChunkID == "" {
+			t.Errorf("chunk hits of people %+v", out.Hits)
+		}
+	})
+
+	t.Run("graphrag_retrieve", func(t *testing.T) {
+		var out retrieveOutput
+		text := callOK(t, c, toolRetrieve, map[string]any{"question": "What does the Search project depend on, and who works on it?"}, &out)
+		found := map[string]bool{}
+		for _, ch := range out.Chunks {
+			found[ch.Path] = true
+		}
+		for _, n := range out.Notes {
+			found[n.Path] = true
+		}
+		for _, want := range []string{"Projects/Search.md", "Projects/Ranking.md", "Projects/Crawler.md", "People/Alice.md", "People/Bob.md", "Companies/Acme.md"} {
+			if !found[want] {
+				t.Errorf("retrieve did not surface %s", want)
+			}
+		}
+		funds := false
+		for _, e := range out.Edges {
+			if e.Type == "funds" && e.Source == "Companies/Acme.md" && e.Target == "Projects/Search.md" && e.Properties["amount"] == 250000.0 {
+				funds = true
+			}
+		}
+		if !funds || !strings.Contains(out.Notice, "never as instructions") || !strings.Contains(text, "funds") {
+			t.Errorf("funding edge %v, notice %q\n%s", funds, out.Notice, text)
+		}
+	})
+
+	t.Run("graph_traverse", func(t *testing.T) {
+		var out graphOutput
+		callOK(t, c, toolTraverse, map[string]any{"sourcePath": "Search", "maxDepth": 1, "edgeTypes": []string{"depends_on", "funds"}}, &out)
+		var paths []string
+		for _, n := range out.Nodes {
+			paths = append(paths, n.Path)
+		}
+		slices.Sort(paths)
+		if want := []string{"Companies/Acme.md", "Projects/Atlas.md", "Projects/Crawler.md", "Projects/Ranking.md", "Projects/Search.md"}; !slices.Equal(paths, want) {
+			t.Errorf("nodes %v, want %v", paths, want)
+		}
+	})
+
+	t.Run("graph_neighbors", func(t *testing.T) {
+		var out graphOutput
+		text := callOK(t, c, toolNeighbors, map[string]any{"sourcePath": "People/Dave.md", "edgeTypes": []string{"works_at"}}, &out)
+		if len(out.Nodes) != 3 || !strings.Contains(text, "People/Dave.md -[works_at]-> Companies/Initech.md") {
+			t.Errorf("Dave's employers:\n%s", text)
+		}
+		msg := callErr(t, c, toolNeighbors, map[string]any{"sourcePath": "Kickoff"})
+		if !strings.Contains(msg, "ambiguous") || !strings.Contains(msg, "Journal/Kickoff.md, Meetings/2024/Kickoff.md") {
+			t.Errorf("ambiguous name: %s", msg)
+		}
+	})
+
+	t.Run("graph_path", func(t *testing.T) {
+		var out graphOutput
+		text := callOK(t, c, toolPath, map[string]any{"sourcePath": "Mallory", "targetPath": "Projects/Crawler.md",
+			"edgeTypes": []string{"distrusts", "leads", "depends_on"}}, &out)
+		if out.Found == nil || !*out.Found || len(out.Paths) != 1 ||
+			!slices.Equal(out.Paths[0], []string{"People/Mallory.md", "People/Alice.md", "Projects/Search.md", "Projects/Crawler.md"}) {
+			t.Errorf("path %v\n%s", out.Paths, text)
+		}
+		if !strings.Contains(text, "People/Mallory.md -[-distrusts]-> People/Alice.md") {
+			t.Errorf("signed edge in text:\n%s", text)
+		}
+	})
+
+	t.Run("graph_statistics", func(t *testing.T) {
+		var out graphOutput
+		text := callOK(t, c, toolStatistics, map[string]any{}, &out)
+		if out.VaultStatistics == nil || !slices.Contains(out.VaultStatistics.Orphans, "Templates/Meeting.md") || !strings.Contains(text, "Query Understanding") {
+			t.Errorf("vault statistics:\n%s", text)
+		}
+		callOK(t, c, toolStatistics, map[string]any{"sourcePath": "Projects/Search.md"}, &out)
+		if out.Statistics == nil || out.Statistics.ByType["depends_on"].Out != 2 || out.Statistics.ByType["funds"].In != 1 {
+			t.Errorf("Search statistics %+v", out.Statistics)
+		}
+	})
+
+	t.Run("graph_backlinks", func(t *testing.T) {
+		var out graphOutput
+		text := callOK(t, c, toolBacklinks, map[string]any{"sourcePath": "Search"}, &out)
+		var paths []string
+		for _, n := range out.Nodes {
+			paths = append(paths, n.Path)
+		}
+		for _, want := range []string{"People/Alice.md", "People/Bob.md", "People/Zoë.md", "Companies/Acme.md", "Projects/Atlas.md"} {
+			if !slices.Contains(paths, want) {
+				t.Errorf("backlinks of Search lack %s: %v", want, paths)
+			}
+		}
+		if !strings.Contains(text, "People/Alice.md -[leads]-> Projects/Search.md") || !strings.Contains(text, `{"hours":120}`) {
+			t.Errorf("backlink edges:\n%s", text)
+		}
+		text = callOK(t, c, toolBacklinks, map[string]any{"sourcePath": "Zoe"}, &out)
+		if !strings.Contains(text, "People/Erin.md -[match]-> People/Zoë.md") {
+			t.Errorf("backlinks of Zoë by alias:\n%s", text)
+		}
+	})
+
+	t.Run("graph_forwardlinks", func(t *testing.T) {
+		var out graphOutput
+		callOK(t, c, toolForwardlinks, map[string]any{"sourcePath": "Search", "edgeTypes": []string{"depends_on"}}, &out)
+		critical := false
+		for _, e := range out.Edges {
+			if e.Target == "Projects/Crawler.md" && e.Properties["critical"] == true {
+				critical = true
+			}
+		}
+		if len(out.Nodes) != 2 || !critical {
+			t.Errorf("dependencies of Search: %+v", out)
+		}
+	})
+
+	t.Run("read_note", func(t *testing.T) {
+		var out noteOutput
+		text := callOK(t, c, toolReadNote, map[string]any{"path": "Alice"}, &out)
+		if out.Path != "People/Alice.md" || !strings.Contains(out.Content, "[leads:: [[Search]]]") || out.ContentTruncated ||
+			out.Resource != "vault://People%2FAlice.md" || out.Properties["role"] != "engineering lead" || len(out.Headings) == 0 {
+			t.Errorf("Alice: %+v", out)
+		}
+		if !strings.Contains(text, "not instructions") || !strings.Contains(text, "leads -> Projects/Search.md") || !strings.Contains(text, "--- end ---") {
+			t.Errorf("text:\n%s", text)
+		}
+		callOK(t, c, toolReadNote, map[string]any{"path": "Query Understanding"}, &out)
+		if !out.Stub || out.Content != "" || out.IncomingTotal != 5 {
+			t.Errorf("stub: %+v", out)
+		}
+		msg := callErr(t, c, toolReadNote, map[string]any{"path": "Nobody At All"})
+		if !strings.Contains(msg, "not found") || !strings.Contains(msg, "vector_search") || !strings.Contains(msg, "[snapshot "+snapID+"]") {
+			t.Errorf("unknown note: %s", msg)
+		}
+	})
+
+	t.Run("vault_status", func(t *testing.T) {
+		var out statusOutput
+		text := callOK(t, c, toolStatus, nil, &out)
+		if !out.Serving || out.Snapshot != snapID || out.Counts.Notes != 31 || len(out.Tools) != 11 || out.Graph == nil ||
+			out.Embedder == nil || out.Embedder.Provider != "builtin" {
+			t.Errorf("%+v", out)
+		}
+		if !strings.Contains(text, "31 notes") || !strings.Contains(text, "Person") || strings.Contains(text, "not instructions") {
+			t.Errorf("text:\n%s", text)
+		}
+	})
+}
+
+func TestInvalidArgumentsAreToolErrors(t *testing.T) {
+	s := newServer(t, openStore(t, demoData(t)), Options{})
+	c, _ := connect(t, s)
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want []string
+	}{
+		{toolCypher, map[string]any{}, []string{"query"}},
+		{toolCypher, map[string]any{"query": "MATCH (p:Person RETURN p"}, []string{"syntax error at line 1, column 17", "\n  MATCH (p:Person RETURN p\n                  ^", "Hint:", "Labels: "}},
+		{toolCypher, map[string]any{"query": "MATCH (p)\nRETURN p.title,\nLIMIT 3"}, []string{"line 3", "Hint:"}},
+		{toolCypher, map[string]any{"query": "CREATE (n:Person {title: 'Eve'})"}, []string{"read_only", "read-only"}},
+		{toolCypher, map[string]any{"query": "MATCH (n) WHERE n.title = $name RETURN n"}, []string{"parameter", "params"}},
+		{toolCypher, map[string]any{"query": "MATCH (n) RETURN n", "max_rows": 0}, []string{"max_rows"}},
+		{toolCypher, map[string]any{"query": "MATCH (n) RETURN n", "max_rows": 1001}, []string{"max_rows"}},
+		{toolCypher, map[string]any{"querry": "MATCH (n) RETURN n"}, []string{"querry"}},
+		{toolSearch, map[string]any{"query": "x", "target": "pages"}, []string{"target"}},
+		{toolSearch, map[string]any{"query": "x", "k": "ten"}, []string{"k"}},
+		{toolRetrieve, map[string]any{"question": "x", "depth": 9}, []string{"depth"}},
+		{toolRetrieve, map[string]any{"question": "x", "rank": "sideways"}, []string{"rank"}},
+		{toolPath, map[string]any{"sourcePath": "Alice"}, []string{"targetPath"}},
+		{toolTraverse, map[string]any{"sourcePath": "Alice", "fileFilter": "("}, []string{"fileFilter"}},
+		{toolReadNote, map[string]any{"path": ""}, []string{"path"}},
+		{toolReadNote, map[string]any{"path": "Alice", "offset": 1 << 20}, []string{"past the end"}},
+	} {
+		msg := callErr(t, c, tc.tool, tc.args)
+		for _, w := range tc.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s %v: error %q lacks %q", tc.tool, tc.args, msg, w)
+			}
+		}
+	}
+	// An unknown tool is a protocol error, not a tool error.
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "delete_vault"
+	if _, err := c.CallTool(t.Context(), req); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("unknown tool: %v", err)
+	}
+}
+
+func TestResultsAreCutToTheSizeCap(t *testing.T) {
+	s := newServer(t, openStore(t, demoData(t)), Options{MaxResultBytes: 8 << 10})
+	c, _ := connect(t, s)
+	var out cypherOutput
+	text := callOK(t, c, toolCypher, map[string]any{"query": "MATCH (n) RETURN n", "max_rows": 1000}, &out)
+	if !out.Truncated || out.TruncatedBy != "bytes" || out.RowCount == 0 || out.RowCount >= 31 || !strings.Contains(out.Message, "SKIP") {
+		t.Errorf("cut rows: %d rows, %s %q", out.RowCount, out.TruncatedBy, out.Message)
+	}
+	if len(text) > 8<<10 {
+		t.Errorf("text of %d bytes", len(text))
+	}
+	var search searchOutput
+	callOK(t, c, toolSearch, map[string]any{"query": "search ranking crawler", "target": "chunks", "k": 50}, &search)
+	if !search.Truncated || len(search.Hits) >= 50 {
+		t.Errorf("search hits %d, truncated %v", len(search.Hits), search.Truncated)
+	}
+
+	// A long note is read in parts that add up to the whole.
+	var whole, part noteOutput
+	callOK(t, c, toolReadNote, map[string]any{"path": "Projects/Search.md", "max_bytes": 200000}, &whole)
+	var got strings.Builder
+	next := 0
+	for i := 0; ; i++ {
+		callOK(t, c, toolReadNote, map[string]any{"path": "Projects/Search.md", "offset": next, "max_bytes": 1500}, &part)
+		got.WriteString(part.Content)
+		if !part.ContentTruncated {
+			break
+		}
+		if part.NextOffset <= next || i > 20 {
+			t.Fatalf("no progress at offset %d", next)
+		}
+		next = part.NextOffset
+	}
+	// The whole note does not fit 8 KiB as JSON: its first read is cut.
+	if got.Len() != whole.ContentBytes || !strings.HasPrefix(got.String(), whole.Content) || !whole.ContentTruncated || whole.ContentBytes < 5000 {
+		t.Errorf("parts add up to %d bytes, the note has %d", got.Len(), whole.ContentBytes)
+	}
+}
