@@ -12,7 +12,7 @@ package format
 //
 //	offset  size              field
 //	0       8                 magic "VGVEC\x00\x00\x01"
-//	8       4                 layout version (uint32, 1)
+//	8       4                 layout version (uint32, VectorFileLayout)
 //	12      4                 dims (uint32; 0 only when count is 0)
 //	16      8                 count (uint64): number of rows
 //	24      32                embedder fingerprint (raw sha256)
@@ -42,11 +42,12 @@ package format
 //
 // A hierarchical navigable small world graph over the rows of the vector
 // file of the same target: node i is row i. Little-endian, every section
-// 4-byte aligned so it can be used in place from a memory map:
+// 4-byte aligned so it can be used in place from a memory map (layout
+// version HNSWLayout; changelog there):
 //
 //	offset  size                   field
 //	0       8                      magic "VGHNSW\x00\x01"
-//	8       4                      layout version (uint32, 1)
+//	8       4                      layout version (uint32, 2)
 //	12      4                      count (uint32): nodes, equal to the vector file's count
 //	16      4                      dims (uint32), equal to the vector file's
 //	20      4                      M: neighbour slots per node on levels >= 1
@@ -56,16 +57,45 @@ package format
 //	36      4                      upper slot count U (uint32)
 //	40      4                      efConstruction the graph was built with
 //	44      4                      efSearch: default beam width of queries
-//	48      16                     reserved, zero
+//	48      4                      level-0 record size R (uint32):
+//	                               roundup(C + 4 + 4*M0, 64)
+//	52      4                      code length C (uint32): roundup(dims, 32)
+//	56      8                      reserved, zero
 //	64      count                  level of each node (uint8)
 //	...     pad to 4               zero bytes
 //	        count*4                first upper slot of each node (uint32;
 //	                               0xFFFFFFFF for level-0 nodes); a node of
 //	                               level L owns slots first .. first+L-1 for
 //	                               levels 1..L, slots allotted in node order
-//	        count*(1+M0)*4         level 0: per node a neighbour count, then
-//	                               M0 neighbour ids (unused ones zero)
+//	        count*4                code scale s of each node (float32, finite,
+//	                               >= 0): max|v_i| / 127, 0 for a zero vector
+//	...     pad to 64              zero bytes
+//	        count*R                level 0: one record per node, below
 //	        U*(1+M)*4              upper slots: a count, then M ids
+//
+// A level-0 record holds what a search reads when it reaches a node, in as
+// few cache lines as possible (records start at multiples of 64 bytes in
+// the file, and so in a memory map):
+//
+//	offset  size      field
+//	0       C         int8 codes of the node's vector v: round(v_i / s) for
+//	                  i < dims, so that v_i ~ s * code_i; zero after dims
+//	C       4         neighbour count (uint32, at most M0)
+//	C+4     M0*4      neighbour ids (unused ones zero)
+//	...     pad to R  zero bytes
+//
+// Searches walk the graph comparing the query with the codes (a quarter of
+// the float32 vector's bytes) and rank the candidates they end with by the
+// exact float32 vectors of the vector file, so the scores they return are
+// exact. The scales sit apart from the records because every code read
+// needs one: at 4 bytes a node they stay in the CPU's cache, where a scale
+// in the record would cost one more cache line per node visited.
+//
+// Layout 1 had no codes and no scales: bytes 48..63 of its header were
+// zero, and right after the first upper slots came count*(1+M0)*4 bytes of
+// level-0 links, a neighbour count then M0 ids per node, followed by the
+// upper slots. Readers accept layouts 1 and 2 (a layout 1 graph is
+// searched on the float32 vectors) and refuse any other.
 //
 // Distance is 1 - dot product of the (unit) vectors; the manifest's HNSW
 // section records it with M, M0, efConstruction and efSearch.
@@ -74,6 +104,26 @@ const (
 	EdgeVectorsFile  = "vectors-edges.f32"
 	ChunkHNSWFile    = "hnsw-chunks"
 	EdgeHNSWFile     = "hnsw-edges"
+)
+
+// Layout versions of the vector and HNSW files, written in their headers.
+// Readers refuse a layout they do not know.
+//
+// VectorFileLayout changelog:
+//
+//	1: header, sorted text hashes, float32 rows.
+//
+// HNSWLayout changelog:
+//
+//	1: levels, first upper slots, level-0 links, upper slots.
+//	2: int8 codes of every vector, stored with the node's level-0 links in
+//	   64-byte aligned records, and a section of code scales: searches
+//	   read a quarter of the bytes, from one place per node. The header
+//	   records the record and code sizes. Layout 1 files are still read
+//	   (and searched on the float32 vectors).
+const (
+	VectorFileLayout = 1
+	HNSWLayout       = 2
 )
 
 // Embedder kinds: whether the vectors capture meaning or only shared words.

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/snapshot/embed"
 )
 
@@ -27,13 +28,17 @@ import (
 //	go test ./snapshot/vectors -run '^$' -bench 'RealText20k' -benchtime 2000x
 //	go test ./snapshot/vectors -run '^$' -bench 'Open100k'
 //
-// Each builds its data set and graph once per process (minutes at 100,000
-// vectors) and reports recall@10 against an exact scan, the median (p50)
-// and 99th percentile query latency on one goroutine, and the speed-up of
-// the graph over the exact scan measured in the same run.
+// Each builds its data set and graph once per process (a minute or two at
+// 100,000 vectors; -vectors.cache DIR keeps them for the next run) and
+// reports recall@10 against an exact scan, the median (p50) and 99th
+// percentile query latency on one goroutine, and the speed-up of the graph
+// over the exact scan measured in the same run. -vectors.ef, -vectors.m,
+// -vectors.m0 and -vectors.efc change the beam widths measured and the
+// graph's parameters.
 
 var (
 	benchM   = flag.Int("vectors.m", 0, "HNSW M for the benchmarks' graphs (default: DefaultParams)")
+	benchM0  = flag.Int("vectors.m0", 0, "HNSW M0 for the benchmarks' graphs (default: 2*M)")
 	benchEfC = flag.Int("vectors.efc", 0, "HNSW efConstruction for the benchmarks' graphs (default: DefaultParams)")
 	benchEf  = flag.String("vectors.ef", "", "comma-separated efSearch values to measure (default: per benchmark)")
 )
@@ -43,6 +48,9 @@ func benchParams() Params {
 	p := DefaultParams()
 	if *benchM > 0 {
 		p.M, p.M0 = *benchM, 2**benchM
+	}
+	if *benchM0 > 0 {
+		p.M0 = *benchM0
 	}
 	if *benchEfC > 0 {
 		p.EfConstruction = *benchEfC
@@ -63,6 +71,9 @@ func benchEfs(defaults ...int) []int {
 	return out
 }
 
+var benchCache = flag.String("vectors.cache", "",
+	"folder that keeps the benchmarks' vector files and graphs between runs (default: built anew, removed at exit)")
+
 var benchVaults = flag.String("vectors.vaults", "/work/shared/vaults",
 	"folder of real Markdown notes for BenchmarkRealText20k (generated text when absent)")
 
@@ -73,6 +84,7 @@ type benchIndex struct {
 	queries [][]float32
 	build   time.Duration
 	dir     string
+	kept    bool // under -vectors.cache: not removed at exit
 }
 
 var benchIndexes sync.Map // name -> *benchIndex
@@ -84,7 +96,9 @@ func TestMain(m *testing.M) {
 		bi := v.(*benchIndex)
 		bi.graph.Close()
 		bi.file.Close()
-		os.RemoveAll(bi.dir)
+		if !bi.kept {
+			os.RemoveAll(bi.dir)
+		}
 		return true
 	})
 	os.Exit(code)
@@ -94,6 +108,9 @@ func TestMain(m *testing.M) {
 func cachedIndex(b *testing.B, name string, dims int, set func() vectorSet) *benchIndex {
 	if v, ok := benchIndexes.Load(name); ok {
 		return v.(*benchIndex)
+	}
+	if bi := openCachedIndex(b, name, set); bi != nil {
+		return bi
 	}
 	s := set()
 	dir, err := os.MkdirTemp("", "vaultgraph-bench-vectors-")
@@ -120,6 +137,44 @@ func cachedIndex(b *testing.B, name string, dims int, set func() vectorSet) *ben
 	if bi.graph, err = OpenGraph(filepath.Join(dir, "hnsw"), f); err != nil {
 		b.Fatal(err)
 	}
+	if *benchCache != "" {
+		keep := cacheDir(name)
+		os.MkdirAll(filepath.Dir(keep), 0o755)
+		if err := os.Rename(dir, keep); err != nil {
+			b.Fatal(err)
+		}
+		bi.dir, bi.kept = keep, true
+		b.Logf("kept in %s", keep)
+	}
+	benchIndexes.Store(name, bi)
+	return bi
+}
+
+// cacheDir names a data set's folder under -vectors.cache by its graph
+// parameters and layout.
+func cacheDir(name string) string {
+	p := benchParams()
+	return filepath.Join(*benchCache, fmt.Sprintf("%s-m%d-m0%d-efc%d-layout%d", name, p.M, p.M0, p.EfConstruction, format.HNSWLayout))
+}
+
+// openCachedIndex opens a data set kept by an earlier run with
+// -vectors.cache; the queries are drawn again (set), the graph is not
+// rebuilt.
+func openCachedIndex(b *testing.B, name string, set func() vectorSet) *benchIndex {
+	if *benchCache == "" {
+		return nil
+	}
+	dir := cacheDir(name)
+	f, err := OpenFile(filepath.Join(dir, "vectors"))
+	if err != nil {
+		return nil
+	}
+	g, err := OpenGraph(filepath.Join(dir, "hnsw"), f)
+	if err != nil {
+		f.Close()
+		return nil
+	}
+	bi := &benchIndex{file: f, graph: g, queries: set().queries, dir: dir, kept: true}
 	benchIndexes.Store(name, bi)
 	return bi
 }
@@ -136,6 +191,14 @@ func percentile(d []time.Duration, p float64) time.Duration {
 func benchQueries(b *testing.B, bi *benchIndex, ef int) {
 	b.Logf("%d vectors of %d dims; graph %+v built in %s", bi.file.Len(), bi.file.Dims(), bi.graph.Params(), bi.build.Round(time.Millisecond))
 	recall := recallAt(b, bi.graph, bi.file, bi.queries, 10, ef)
+	computed := 0
+	for _, q := range bi.queries {
+		_, n, err := bi.graph.search(q, 10, ef)
+		if err != nil {
+			b.Fatal(err)
+		}
+		computed += n
+	}
 	var exact []time.Duration
 	for _, q := range bi.queries[:min(len(bi.queries), 100)] {
 		start := time.Now()
@@ -161,6 +224,7 @@ func benchQueries(b *testing.B, bi *benchIndex, ef int) {
 	b.ReportMetric(float64(percentile(lat, 0.99).Microseconds()), "p99-µs")
 	b.ReportMetric(float64(e50.Microseconds()), "exact-p50-µs")
 	b.ReportMetric(float64(e50)/float64(p50), "speedup-x")
+	b.ReportMetric(100*float64(computed)/float64(len(bi.queries)*bi.file.Len()), "visited-%")
 }
 
 // BenchmarkQuery100k: 100,000 vectors of 384 dimensions, the size of a
@@ -174,8 +238,8 @@ func BenchmarkQuery100k(b *testing.B) {
 		set  func() vectorSet
 		ef   []int
 	}{
-		{"latent32", func() vectorSet { return latentSet(1, 100_000, 500, 384, 32) }, []int{64, 128}},
-		{"uniform", func() vectorSet { return uniformSet(1, 100_000, 500, 384) }, []int{128, 1024}},
+		{"latent32", func() vectorSet { return latentSet(1, 100_000, 500, 384, 32) }, []int{64, 96, 128}},
+		{"uniform", func() vectorSet { return uniformSet(1, 100_000, 500, 384) }, []int{128, 1024, 3072}},
 	} {
 		for _, ef := range benchEfs(tc.ef...) {
 			b.Run(fmt.Sprintf("%s/ef=%d", tc.name, ef), func(b *testing.B) {
@@ -188,7 +252,7 @@ func BenchmarkQuery100k(b *testing.B) {
 // BenchmarkRealText20k: 20,000 chunks of real notes (the shared vaults,
 // else generated prose) embedded with the builtin embedder.
 func BenchmarkRealText20k(b *testing.B) {
-	for _, ef := range benchEfs(64, 128) {
+	for _, ef := range benchEfs(64, 128, 256) {
 		b.Run(fmt.Sprintf("ef=%d", ef), func(b *testing.B) {
 			benchQueries(b, cachedIndex(b, "realtext", embed.BuiltinDims, func() vectorSet { return realTextSet(b, 20_000, 500) }), ef)
 		})

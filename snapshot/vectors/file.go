@@ -11,12 +11,15 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"unsafe"
+
+	"github.com/vaultgraph/vaultgraph/format"
 )
 
 // Layout constants of the vector file; see format/vectors.go.
 const (
 	fileMagic      = "VGVEC\x00\x00\x01"
-	fileVersion    = 1
+	fileVersion    = format.VectorFileLayout
 	fileHeaderSize = 64
 	hashSize       = 32
 	// MaxDims bounds the dimension a vector file may declare.
@@ -143,6 +146,13 @@ func (f *File) Fingerprint() Hash { return f.fingerprint }
 // Row returns the vector of row i, aliasing the file.
 func (f *File) Row(i int) []float32 {
 	return f.data[i*f.dims : (i+1)*f.dims : (i+1)*f.dims]
+}
+
+// prefetchRow starts loading row i into the CPU's cache.
+func prefetchRow(f *File, i uint32) {
+	if f.dims > 0 {
+		prefetchLines((*byte)(unsafe.Pointer(&f.data[int(i)*f.dims])), (f.dims*4+63)/64)
+	}
 }
 
 // HashAt returns the text hash of row i.

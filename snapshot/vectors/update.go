@@ -112,6 +112,7 @@ func Update(ctx context.Context, parent *Graph, remap []int, next *File, progres
 		g.insert(uint32(i), st)
 		done++
 	}
+	g.encode(parent, remap)
 	if progress != nil {
 		progress(done)
 	}
@@ -161,11 +162,12 @@ func (g *Graph) repair(node uint32, l int, parent *Graph, parentNode uint32, rem
 		}
 	}
 	if len(cands) < g.capacity(l)/2 && g.entry != noNode && g.entry != node {
-		ep := candidate{g.entry, distance(v, g.vec(g.entry))}
+		st.setQuery(g, v, false)
+		ep := candidate{g.entry, g.dist(st, g.entry)}
 		for lv := g.top; lv > l; lv-- {
-			ep = g.greedy(v, ep, lv, st)
+			ep = g.greedy(ep, lv, st)
 		}
-		for _, c := range g.searchLayer(v, []candidate{ep}, g.efC, l, st) {
+		for _, c := range g.searchLayer([]candidate{ep}, g.efC, l, st) {
 			add(c.id)
 		}
 	}

@@ -1,12 +1,18 @@
 package vectors
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
+	"flag"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/vaultgraph/vaultgraph/format"
 )
 
 func TestFileRoundTrip(t *testing.T) {
@@ -169,6 +175,15 @@ func TestGraphFindsNearestNeighbours(t *testing.T) {
 	if r := recallAt(t, g, f, set.queries, 10, 64); r < 0.95 {
 		t.Errorf("recall@10 = %.3f, want >= 0.95", r)
 	}
+	// The walk compares codes, but scores are exact and ordered.
+	for _, q := range set.queries[:10] {
+		hits, _ := g.Search(q, 10, 64)
+		for i, h := range hits {
+			if math.Abs(float64(h.Score-Dot(q, f.Row(h.Row)))) > 1e-6 || (i > 0 && h.Score > hits[i-1].Score) {
+				t.Fatalf("hit %d %+v: exact score %g, previous %+v", i, h, Dot(q, f.Row(h.Row)), hits[max(i-1, 0)])
+			}
+		}
+	}
 	// Every row finds itself.
 	for i := 0; i < f.Len(); i += 97 {
 		hits, err := g.Search(f.Row(i), 1, 32)
@@ -230,6 +245,23 @@ func validGraph(t testing.TB, n int) (*File, []byte) {
 	return f, b
 }
 
+// firstLinks returns the offset of node 0's level-0 neighbour count in a
+// graph file of the current layout.
+func firstLinks(b []byte) int {
+	le := binary.LittleEndian
+	n := int(le.Uint32(b[12:]))
+	return roundUp(64+n+pad4(n)+8*n, recordAlign) + int(le.Uint32(b[52:]))
+}
+
+// TestLayout1Conversion checks the test helper asLayout1 on the fixtures.
+func TestLayout1Conversion(t *testing.T) {
+	v1 := mustRead(t, filepath.Join("testdata", "graphs", "hnsw-layout1"))
+	v2 := mustRead(t, filepath.Join("testdata", "graphs", "hnsw-layout2"))
+	if !bytes.Equal(asLayout1(v2), v1) {
+		t.Fatal("asLayout1(hnsw-layout2) differs from hnsw-layout1")
+	}
+}
+
 func TestCorruptedGraphFile(t *testing.T) {
 	le := binary.LittleEndian
 	tests := []struct {
@@ -238,22 +270,46 @@ func TestCorruptedGraphFile(t *testing.T) {
 	}{
 		{"truncated", func(b []byte) []byte { return b[:len(b)-4] }},
 		{"bad magic", func(b []byte) []byte { b[1] = 0; return b }},
+		{"future layout", func(b []byte) []byte { le.PutUint32(b[8:], format.HNSWLayout+1); return b }},
+		{"layout 0", func(b []byte) []byte { le.PutUint32(b[8:], 0); return b }},
+		{"layout 1 header over layout 2 sections", func(b []byte) []byte { le.PutUint32(b[8:], 1); return b }},
 		{"count differs from vectors", func(b []byte) []byte { le.PutUint32(b[12:], 41); return b }},
 		{"entry out of range", func(b []byte) []byte { le.PutUint32(b[28:], 1000); return b }},
 		{"M0 too large", func(b []byte) []byte { le.PutUint32(b[24:], 1<<20); return b }},
-		{"neighbour out of range", func(b []byte) []byte {
+		{"record size differs", func(b []byte) []byte { le.PutUint32(b[48:], le.Uint32(b[48:])+64); return b }},
+		{"code length differs", func(b []byte) []byte { le.PutUint32(b[52:], 64); return b }},
+		{"negative scale", func(b []byte) []byte {
 			n := int(le.Uint32(b[12:]))
-			level0 := 64 + n + pad4(n) + 4*n
-			le.PutUint32(b[level0:], 1)     // one neighbour...
-			le.PutUint32(b[level0+4:], 999) // ...that does not exist
+			le.PutUint32(b[64+n+pad4(n)+4*n:], math.Float32bits(-1))
+			return b
+		}},
+		{"NaN scale", func(b []byte) []byte {
+			n := int(le.Uint32(b[12:]))
+			le.PutUint32(b[64+n+pad4(n)+4*n+4:], math.Float32bits(float32(math.NaN())))
+			return b
+		}},
+		{"neighbour out of range", func(b []byte) []byte {
+			links := firstLinks(b)
+			le.PutUint32(b[links:], 1)     // one neighbour...
+			le.PutUint32(b[links+4:], 999) // ...that does not exist
 			return b
 		}},
 		{"neighbour count too large", func(b []byte) []byte {
-			n := int(le.Uint32(b[12:]))
-			le.PutUint32(b[64+n+pad4(n)+4*n:], 200)
+			le.PutUint32(b[firstLinks(b):], 200)
 			return b
 		}},
 		{"level above top", func(b []byte) []byte { b[64] = 15; return b }},
+		{"layout 1 neighbour out of range", func(b []byte) []byte {
+			b = asLayout1(b)
+			n := int(le.Uint32(b[12:]))
+			le.PutUint32(b[64+n+pad4(n)+4*n+4:], 999)
+			return b
+		}},
+		{"layout 1 with a layout 2 header", func(b []byte) []byte {
+			b = asLayout1(b)
+			le.PutUint32(b[8:], format.HNSWLayout)
+			return b
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -265,9 +321,27 @@ func TestCorruptedGraphFile(t *testing.T) {
 	}
 }
 
+// asLayout1 rewrites a graph file of layout 2 in layout 1: no scales, and
+// level-0 records of links only.
+func asLayout1(b []byte) []byte {
+	le := binary.LittleEndian
+	n, m0 := int(le.Uint32(b[12:])), int(le.Uint32(b[24:]))
+	rec, cl := int(le.Uint32(b[48:])), int(le.Uint32(b[52:]))
+	firstEnd := 64 + n + pad4(n) + 4*n
+	records := roundUp(firstEnd+4*n, recordAlign)
+	out := append([]byte(nil), b[:firstEnd]...)
+	le.PutUint32(out[8:], 1)
+	clear(out[48:64])
+	for i := range n {
+		out = append(out, b[records+i*rec+cl:records+i*rec+cl+4*(1+m0)]...)
+	}
+	return append(out, b[records+n*rec:]...)
+}
+
 func FuzzDecodeGraph(f *testing.F) {
 	vf, b := validGraph(f, 30)
 	f.Add(b)
+	f.Add(asLayout1(b))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		g, err := DecodeGraph(b, vf)
 		if err != nil {
@@ -336,6 +410,14 @@ func TestUpdateKeepsRecall(t *testing.T) {
 	if r := recallAt(t, og, nextFile, set.queries, 10, 64); r < 0.95 {
 		t.Errorf("recall@10 after update = %.3f, want >= 0.95", r)
 	}
+	// Codes copied from the parent and codes of new rows are all the
+	// codes of the new file's rows.
+	buf := make([]byte, og.codeLen)
+	for i := range nextFile.Len() {
+		if s := encodeVector(buf, nextFile.Row(i)); s != og.scales[i] || string(buf) != string(og.code(uint32(i))) {
+			t.Fatalf("row %d has the codes of another vector", i)
+		}
+	}
 	// Every row, old or new, is still reachable.
 	for i := range nextFile.Len() {
 		hits, _ := og.Search(nextFile.Row(i), 1, 64)
@@ -381,4 +463,95 @@ func TestParallelBuild(t *testing.T) {
 	if _, err := Build(ctx, f, DefaultParams(), 4, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled build: err = %v", err)
 	}
+}
+
+// Fixtures of every graph layout over one vector file (testdata/graphs):
+// hnsw-layout1 was written by the build before codes, hnsw-layout2 is that
+// graph written again by this one (regenerate it with -update after a
+// deliberate change of the layout, which must bump format.HNSWLayout).
+var updateFixtures = flag.Bool("update", false, "rewrite testdata/graphs/hnsw-layout2 from hnsw-layout1")
+
+func openFixture(t *testing.T) *File {
+	t.Helper()
+	f, err := OpenFile(filepath.Join("testdata", "graphs", "vectors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// TestLayout1GraphIsRead opens a graph file of layout 1: it is searched on
+// the float32 vectors, serves as the parent of an update, and is written
+// again in the current layout, byte for byte the layout 2 fixture.
+func TestLayout1GraphIsRead(t *testing.T) {
+	f := openFixture(t)
+	old, err := OpenGraph(filepath.Join("testdata", "graphs", "hnsw-layout1"), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	if old.codes != nil || old.Params() != (Params{M: 4, M0: 8, EfConstruction: 32, EfSearch: 16}) {
+		t.Fatalf("layout 1 graph read with codes %v, params %+v", old.codes != nil, old.Params())
+	}
+	fixture := filepath.Join("testdata", "graphs", fmt.Sprintf("hnsw-layout%d", format.HNSWLayout))
+	path := filepath.Join(t.TempDir(), "hnsw")
+	if *updateFixtures {
+		path = fixture
+		os.Remove(path)
+	}
+	if err := old.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := mustRead(t, path), mustRead(t, fixture); !bytes.Equal(got, want) {
+		t.Fatalf("layout 1 graph written again: %d bytes differ from %s (%d bytes); a new layout needs a new format.HNSWLayout", len(got), fixture, len(want))
+	}
+	rewritten, err := OpenGraph(path, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rewritten.Close()
+	updated, err := Update(context.Background(), old, Remap(f, f), f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, g := range map[string]*Graph{"layout 1": old, "rewritten": rewritten, "updated": updated} {
+		for i := range f.Len() {
+			hits, err := g.Search(f.Row(i), 1, 16)
+			if err != nil || len(hits) != 1 || hits[0].Row != i {
+				t.Fatalf("%s: row %d searched for itself: %v %v", name, i, hits, err)
+			}
+		}
+	}
+	if rewritten.codes == nil {
+		t.Error("rewritten graph has no codes")
+	}
+}
+
+// TestCurrentLayoutRoundTrip reads the current layout's fixture and writes
+// it again unchanged.
+func TestCurrentLayoutRoundTrip(t *testing.T) {
+	f := openFixture(t)
+	fixture := filepath.Join("testdata", "graphs", fmt.Sprintf("hnsw-layout%d", format.HNSWLayout))
+	g, err := OpenGraph(fixture, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	path := filepath.Join(t.TempDir(), "hnsw")
+	if err := g.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(mustRead(t, path), mustRead(t, fixture)) {
+		t.Fatal("the current layout's fixture does not survive a read and a write")
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

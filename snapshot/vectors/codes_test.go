@@ -1,0 +1,91 @@
+package vectors
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+)
+
+// TestDotCodes checks the kernel in use (assembly where the CPU has it)
+// against the portable one, at the extremes of both codes.
+func TestDotCodes(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for _, n := range []int{32, 64, 96, 384, 416, 1536, 4096} {
+		qmax := queryCodeMax(n)
+		for trial := range 50 {
+			x, q := make([]byte, n), make([]int16, n)
+			for i := range x {
+				switch trial {
+				case 0: // the largest sum a vector code and a query code can reach
+					x[i], q[i] = 0x80, int16(-qmax)
+				case 1:
+					x[i], q[i] = codeMax, int16(qmax)
+				default:
+					x[i], q[i] = byte(r.Intn(256)), int16(r.Intn(2*qmax+1)-qmax)
+				}
+			}
+			if got, want := dotCodes(x, q), dotCodesWide(x, q); int64(got) != want {
+				t.Fatalf("n=%d trial %d: dotCodes = %d, want %d", n, trial, got, want)
+			}
+			if got, want := dotCodesGo(x, q), dotCodesWide(x, q); int64(got) != want {
+				t.Fatalf("n=%d trial %d: dotCodesGo = %d, want %d", n, trial, got, want)
+			}
+		}
+	}
+}
+
+func dotCodesWide(x []byte, q []int16) int64 {
+	var s int64
+	for i := range q {
+		s += int64(int8(x[i])) * int64(q[i])
+	}
+	return s
+}
+
+// TestCodedSimilarity bounds the error of similarities computed on codes,
+// which steer graph searches.
+func TestCodedSimilarity(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  vectorSet
+	}{
+		{"uniform", uniformSet(2, 200, 50, 384)},
+		{"latent", latentSet(3, 200, 50, 384, 16)},
+		{"odd dims", uniformSet(4, 200, 50, 77)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dims := len(tc.set.queries[0])
+			cl := codeLen(dims)
+			codes := make([]byte, cl)
+			qcodes := make([]int16, cl)
+			worst := 0.0
+			for _, q := range tc.set.queries {
+				qscale := encodeQuery(qcodes, q)
+				for _, v := range tc.set.rows.vecs {
+					scale := encodeVector(codes, v)
+					approx := float64(dotCodes(codes, qcodes)) * float64(qscale) * float64(scale)
+					worst = max(worst, math.Abs(approx-float64(Dot(q, v))))
+				}
+			}
+			// Rounding to 1/254 of the largest component: an error of a
+			// few thousandths, far below the gaps between neighbours
+			// that matter to a search.
+			if worst > 0.01 {
+				t.Errorf("largest error of a coded similarity: %.4f", worst)
+			}
+			t.Logf("largest error %.5f", worst)
+		})
+	}
+}
+
+func TestEncodeZeroVector(t *testing.T) {
+	codes := make([]byte, 32)
+	codes[3] = 9
+	if s := encodeVector(codes, make([]float32, 20)); s != 0 || codes[3] != 0 {
+		t.Errorf("zero vector: scale %g, codes %v", s, codes)
+	}
+	q := make([]int16, 32)
+	if s := encodeQuery(q, make([]float32, 20)); s != 0 {
+		t.Errorf("zero query: scale %g", s)
+	}
+}
