@@ -79,6 +79,15 @@ import (
 // spans several relationship tables, and a property must not change type
 // with the query.
 
+// # Updated databases
+//
+// A snapshot's database is either built from its rows or updated from its
+// parent snapshot's (Graph.Build says which); both hold the same rows and
+// values and answer queries alike, but an updated one finds the rows it
+// added last, so results whose order no ORDER BY fixes (and collect()
+// lists) may come in another order. Modification times are stored with
+// the notes table's precision, milliseconds.
+
 // GraphFile is the graph database of a snapshot.
 const GraphFile = "graph.kuzu"
 
@@ -86,6 +95,12 @@ const GraphFile = "graph.kuzu"
 // snapshot whose graph has another version is rebuilt by the next index
 // run.
 const GraphVersion = 1
+
+// Graph build modes recorded in Graph.Build.
+const (
+	GraphBuilt   = "built"   // bulk-loaded from scratch
+	GraphUpdated = "updated" // a copy of the parent snapshot's database with the changed rows applied
+)
 
 // GraphNoteTable is the node table holding notes and stubs.
 const GraphNoteTable = "Note"
@@ -134,9 +149,19 @@ type Graph struct {
 	Engine        string `json:"engine"`
 	EngineVersion string `json:"engine_version"`
 	File          string `json:"file"`
-	NoteTable     string `json:"note_table"`
-	Notes         int    `json:"notes"`
-	Edges         int    `json:"edges"`
+	// Build says how the database file was made: GraphBuilt or
+	// GraphUpdated. Either way it answers every query as a database built
+	// from scratch from the same rows would. Absent in snapshots written
+	// before the graph could be updated (they were built).
+	Build string `json:"build,omitempty"`
+	// BuiltSize is the size in bytes the file had when it was last built
+	// from scratch: an updated file carries its parent's. Updates grow the
+	// file (the engine reuses only some freed pages and never shrinks it),
+	// so the indexer builds it again once it has grown too much.
+	BuiltSize int64  `json:"built_size,omitempty"`
+	NoteTable string `json:"note_table"`
+	Notes     int    `json:"notes"`
+	Edges     int    `json:"edges"`
 	// SkippedEdges counts edges whose ends are not rows of the notes table
 	// (which the indexer never writes); they are logged and left out.
 	SkippedEdges   int             `json:"skipped_edges,omitempty"`

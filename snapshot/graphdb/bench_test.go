@@ -2,10 +2,14 @@ package graphdb_test
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/indexer"
@@ -19,6 +23,8 @@ import (
 //	go test ./snapshot/graphdb/ -run XXX -bench . -benchtime 20x
 //
 // Generating and indexing it once takes a few seconds and is not timed.
+// BenchmarkUpdate10k edits that vault after the shared snapshot was taken;
+// the other benchmarks only read the snapshot.
 
 var (
 	benchOnce sync.Once
@@ -138,3 +144,120 @@ func BenchmarkQuery10k(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkUpdate10k measures updating the 10,000-note snapshot's graph
+// against building the same rows from scratch:
+//
+//   - saved=N: vaultgen.Edit rewrote a paragraph in N notes (1, then 10,
+//     100 and 1000 more). A saved note has a new size and modification
+//     time, fixed-width columns that the update sets in place.
+//   - retitled=N: N notes got a new title, a string column, so each is
+//     replaced together with every edge at it: the costliest change per
+//     note, which the update limit is chosen for.
+//   - touched=all: every note has a new modification time (a sync tool,
+//     a checkout), fixed-width values set in place.
+//
+// The cost metric is what UpdateOptions.Limit bounds: rows removed and
+// added, plus a tenth of the rows set, over all rows.
+func BenchmarkUpdate10k(b *testing.B) {
+	parent := benchSnapshot(b)
+	ctx := context.Background()
+	notes, err := parent.Notes()
+	if err != nil {
+		b.Fatal(err)
+	}
+	edges, err := parent.Edges()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("build", func(b *testing.B) {
+		for b.Loop() {
+			dir := b.TempDir()
+			if _, err := graphdb.Build(ctx, dir, notes, edges, graphdb.BuildOptions{}); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			os.RemoveAll(dir)
+			b.StartTimer()
+		}
+	})
+	for _, n := range []int{1, 10, 100, 1000} {
+		retitled := slices.Clone(notes)
+		for i := 0; i < n; i++ {
+			k := i * len(notes) / n
+			retitled[k].Title += " (retitled)"
+		}
+		b.Run(fmt.Sprintf("retitled=%d", n), func(b *testing.B) { benchUpdate(b, parent, retitled, edges) })
+	}
+	touched := slices.Clone(notes)
+	for i := range touched {
+		if !touched[i].Stub {
+			touched[i].Modified = touched[i].Modified.Add(time.Second)
+		}
+	}
+	b.Run("touched=all", func(b *testing.B) { benchUpdate(b, parent, touched, edges) })
+	vault := filepath.Join(benchTmp, "vault")
+	data := filepath.Join(benchTmp, "data")
+	saved := 0
+	for i, n := range []int{1, 10, 100, 1000} {
+		if _, err := vaultgen.Edit(vault, int64(100+i), n); err != nil {
+			b.Fatal(err)
+		}
+		saved += n
+		// A run without stages writes the new rows; the parent stays the
+		// snapshot with the graph.
+		res, err := indexer.Run(ctx, indexer.Options{Vault: vault, Data: data})
+		if err != nil {
+			b.Fatal(err)
+		}
+		snap, err := snapshot.Open(res.Dir, snapshot.OpenOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		notes, err := snap.Notes()
+		if err != nil {
+			b.Fatal(err)
+		}
+		edges, err := snap.Edges()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("saved=%d", saved), func(b *testing.B) { benchUpdate(b, parent, notes, edges) })
+	}
+}
+
+func benchUpdate(b *testing.B, parent *snapshot.Snapshot, notes []format.Note, edges []format.Edge) {
+	rec := &recorder{}
+	opts := graphdb.UpdateOptions{BuildOptions: graphdb.BuildOptions{Log: slog.New(rec)}, Limit: 100}
+	for b.Loop() {
+		dir := b.TempDir()
+		g, err := graphdb.Update(context.Background(), dir, parent, notes, edges, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		os.RemoveAll(dir)
+		cost := float64(rec.int("notes_removed")+rec.int("notes_added")+rec.int("edges_removed")+rec.int("edges_added")) +
+			float64(rec.int("notes_set")+rec.int("edges_set"))/10
+		b.ReportMetric(100*cost/float64(g.Notes+g.Edges), "cost%")
+		b.StartTimer()
+	}
+}
+
+// recorder keeps the integer attributes of the last log record.
+type recorder struct{ attrs map[string]int64 }
+
+func (r *recorder) Enabled(context.Context, slog.Level) bool { return true }
+func (r *recorder) Handle(_ context.Context, rec slog.Record) error {
+	r.attrs = map[string]int64{}
+	rec.Attrs(func(a slog.Attr) bool {
+		if a.Value.Kind() == slog.KindInt64 {
+			r.attrs[a.Key] = a.Value.Int64()
+		}
+		return true
+	})
+	return nil
+}
+func (r *recorder) WithAttrs([]slog.Attr) slog.Handler { return r }
+func (r *recorder) WithGroup(string) slog.Handler      { return r }
+func (r *recorder) int(key string) int                 { return int(r.attrs[key]) }

@@ -81,7 +81,12 @@ func Build(ctx context.Context, dir string, notes []format.Note, edges []format.
 	if err := checkLoaded(dbPath, len(notes), len(kept), opts); err != nil {
 		return nil, err
 	}
+	fi, err := os.Stat(dbPath)
+	if err != nil {
+		return nil, fmt.Errorf("build graph: %w", err)
+	}
 	g = plan.manifest(len(notes), len(kept), skipped)
+	g.Build, g.BuiltSize = format.GraphBuilt, fi.Size()
 	opts.Log.Debug("graph built", "notes", len(notes), "edges", len(kept), "edge_types", len(g.EdgeTypes),
 		"elapsed", time.Since(start).Round(time.Millisecond))
 	return g, nil
@@ -305,6 +310,11 @@ func count(conn *kuzu.Connection, q string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return resultCount(res)
+}
+
+// resultCount reads a result's single integer.
+func resultCount(res *kuzu.QueryResult) (int64, error) {
 	if !res.HasNext() {
 		return 0, errors.New("no result row")
 	}

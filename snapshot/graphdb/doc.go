@@ -10,6 +10,20 @@
 // read-only to check the row counts. The returned format.Graph goes into the
 // manifest.
 //
+// Updating (Update) makes the same database from the parent snapshot's:
+// it copies the parent's file into the snapshot directory (checking it
+// against the parent's manifest; the parent's file is never opened for
+// writing), compares the parent's rows with the new ones, deletes and adds
+// the rows that changed and sets fixed-width columns in place, checkpoints
+// once, and checks the copy as Build checks its database. It refuses
+// (ErrNotUpdatable) when the layout would change or the change would cost
+// more than a share of a build (UpdateOptions.Limit); the indexer's graph
+// stage then builds. The result answers every query as a built database
+// does, except that rows it added come last in scans, so the order of
+// rows that no ORDER BY fixes, and of values collect() gathers, may
+// differ. Which statements an update may run is shaped by Kuzu 0.11.3's
+// bugs with updated string and list data (see apply in update.go).
+//
 // Querying (Open, DB.Query, DB.Run) is read-only twice over: the engine is
 // opened with ReadOnly set, and package cypher refuses write clauses and
 // procedure calls before the engine sees them. A DB is safe for concurrent

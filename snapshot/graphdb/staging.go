@@ -116,7 +116,11 @@ func (plan *schemaPlan) edgeColumns(et *edgeTable) []column {
 }
 
 // noteRow is a note's row of the staging file. Stubs have no path, size or
-// modification time: null, not an empty string or the zero time.
+// modification time: null, not an empty string or the zero time. The
+// modification time has the precision of the notes table (milliseconds),
+// so that a note's row is the same whether the indexer parsed the note or
+// reused its row from the parent snapshot's table, and an updated database
+// (update.go) holds what a rebuilt one would.
 func (plan *schemaPlan) noteRow(n format.Note) map[string]any {
 	row := map[string]any{
 		"id": n.ID, "title": n.Title, "folder": n.Folder,
@@ -126,10 +130,10 @@ func (plan *schemaPlan) noteRow(n format.Note) map[string]any {
 	if !n.Stub {
 		row["path"], row["size"] = n.Path, n.Size
 		keys = append(keys, "path", "size")
-		if !n.Modified.IsZero() {
-			row["modified"] = n.Modified.UTC().Truncate(time.Microsecond)
-			keys = append(keys, "modified")
-		}
+	}
+	if m, ok := storedModified(n); ok {
+		row["modified"] = m
+		keys = append(keys, "modified")
 	}
 	seen := map[string]bool{}
 	for _, p := range n.Properties {
@@ -147,6 +151,9 @@ func (plan *schemaPlan) noteRow(n format.Note) map[string]any {
 	row[format.GraphKeysColumn] = strList(keys)
 	return row
 }
+
+// graphModified is a note's modification time as the graph stores it.
+func graphModified(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond) }
 
 func (plan *schemaPlan) edgeRow(e format.Edge) map[string]any {
 	row := map[string]any{
