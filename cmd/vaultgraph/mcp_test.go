@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -9,10 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -153,36 +150,8 @@ func mcpDemo(t *testing.T) string {
 // the test token and returns its MCP endpoint.
 func startMCPServer(t *testing.T, data string) string {
 	t.Helper()
-	cmd := exec.Command(binary, "serve", "--data", data, "--addr", "127.0.0.1:0", "--graph-memory", "64", "--poll", "1s")
-	cmd.Env = append(os.Environ(), "VAULTGRAPH_TOKEN="+mcpToken)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-	})
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		re := regexp.MustCompile(`msg=listening addr=(\S+)`)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-			}
-		}
-	}()
-	select {
-	case a := <-addr:
-		return "http://" + a + "/mcp"
-	case <-time.After(60 * time.Second):
-		t.Fatal("vaultgraph serve did not start listening")
-	}
-	return ""
+	s := startServer(t, data, []string{"VAULTGRAPH_TOKEN=" + mcpToken}, "--poll", "1s")
+	return "http://" + s.addr + "/mcp"
 }
 
 // TestMCPWithTheOfficialClient initialises, lists tools and resources,

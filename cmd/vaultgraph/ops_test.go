@@ -112,9 +112,11 @@ type server struct {
 	addr string
 }
 
-func startServer(t *testing.T, data string) *server {
+func startServer(t *testing.T, data string, env []string, args ...string) *server {
 	t.Helper()
-	cmd := exec.Command(binary, "serve", "--data", data, "--addr", "127.0.0.1:0", "--graph-memory", "64")
+	args = append([]string{"serve", "--data", data, "--addr", "127.0.0.1:0", "--graph-memory", "64"}, args...)
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -191,7 +193,7 @@ func TestShipSnapshotsBetweenMachines(t *testing.T) {
 	if out, stderr, code := vgIn(t, tar1, "snapshot", "import", "--data", dataB); code != 0 || !strings.Contains(string(out), "imported "+id1) {
 		t.Fatalf("import from stdin: exit %d: %s%s", code, out, stderr)
 	}
-	srv := startServer(t, dataB)
+	srv := startServer(t, dataB, nil)
 	srv.waitServing(t, id1)
 
 	// Change the vault: drop a typed edge, add a link to a missing note,
