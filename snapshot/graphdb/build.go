@@ -273,8 +273,29 @@ func firstWords(s string) string {
 // checks the row counts; it also checks that closing left no file beside
 // the database (everything in the snapshot directory is published).
 func checkLoaded(dbPath string, notes, edges int, opts BuildOptions) error {
+	return reopenChecked(dbPath, opts, func(conn *kuzu.Connection) error {
+		for _, c := range []struct {
+			q    string
+			want int
+		}{{"MATCH (n) RETURN count(n)", notes}, {"MATCH ()-[r]->() RETURN count(r)", edges}} {
+			got, err := count(conn, c.q)
+			if err != nil {
+				return err
+			}
+			if got != int64(c.want) {
+				return fmt.Errorf("%q gives %d, want %d", c.q, got, c.want)
+			}
+		}
+		return nil
+	})
+}
+
+// reopenChecked checks that closing the engine left no file beside the
+// database (everything in the snapshot directory is published), reopens it
+// read-only as the server will, and runs check on a connection.
+func reopenChecked(dbPath string, opts BuildOptions, check func(*kuzu.Connection) error) error {
 	if extra := leftovers(dbPath); len(extra) > 0 {
-		return fmt.Errorf("build graph: the engine left %s beside the database", strings.Join(extra, ", "))
+		return fmt.Errorf("check graph: the engine left %s beside the database", strings.Join(extra, ", "))
 	}
 	db, err := openReadOnly(dbPath, opts.BufferPoolSize, opts.Threads)
 	if err != nil {
@@ -287,17 +308,8 @@ func checkLoaded(dbPath string, notes, edges int, opts BuildOptions) error {
 		return fmt.Errorf("check graph: %w", err)
 	}
 	defer conn.Close()
-	for _, c := range []struct {
-		q    string
-		want int
-	}{{"MATCH (n) RETURN count(n)", notes}, {"MATCH ()-[r]->() RETURN count(r)", edges}} {
-		got, err := count(conn, c.q)
-		if err != nil {
-			return fmt.Errorf("check graph: %w", err)
-		}
-		if got != int64(c.want) {
-			return fmt.Errorf("check graph: %q gives %d, want %d", c.q, got, c.want)
-		}
+	if err := check(conn); err != nil {
+		return fmt.Errorf("check graph: %w", err)
 	}
 	return nil
 }

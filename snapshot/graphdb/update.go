@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	kuzu "github.com/kuzudb/go-kuzu"
@@ -281,48 +280,36 @@ func (plan *schemaPlan) apply(ctx context.Context, dir, dbPath string, d *delta,
 // one, table by table: it opens it read-only, compares its tables and
 // columns with the plan and counts the rows of each table.
 func (plan *schemaPlan) checkUpdated(dbPath string, notes int, opts BuildOptions) error {
-	if extra := leftovers(dbPath); len(extra) > 0 {
-		return fmt.Errorf("update graph: the engine left %s beside the database", strings.Join(extra, ", "))
-	}
-	db, err := openReadOnly(dbPath, opts.BufferPoolSize, opts.Threads)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	conn, err := kuzu.OpenConnection(db)
-	if err != nil {
-		conn.Close()
-		return fmt.Errorf("check graph: %w", err)
-	}
-	defer conn.Close()
-	if err := plan.checkTables(conn); err != nil {
-		return fmt.Errorf("check graph: %w", err)
-	}
-	got, err := count(conn, "MATCH (n:"+quote(format.GraphNoteTable)+") RETURN count(n)")
-	if err != nil {
-		return fmt.Errorf("check graph: %w", err)
-	}
-	if got != int64(notes) {
-		return fmt.Errorf("check graph: %d notes, want %d", got, notes)
-	}
-	rows, err := queryRows(conn, "MATCH ()-[r]->() RETURN label(r), count(*)")
-	if err != nil {
-		return fmt.Errorf("check graph: %w", err)
-	}
-	counts := map[string]int64{}
-	for _, r := range rows {
-		table, _ := r[0].(string)
-		n, _ := r[1].(int64)
-		counts[table] = n
-	}
-	for _, et := range plan.types {
-		if counts[et.table] != int64(len(et.edges)) {
-			return fmt.Errorf("check graph: %d %q edges, want %d", counts[et.table], et.name, len(et.edges))
+	return reopenChecked(dbPath, opts, func(conn *kuzu.Connection) error {
+		if err := plan.checkTables(conn); err != nil {
+			return err
 		}
-		delete(counts, et.table)
-	}
-	if len(counts) > 0 {
-		return fmt.Errorf("check graph: edges in tables the plan does not have: %v", counts)
-	}
-	return nil
+		got, err := count(conn, "MATCH (n:"+quote(format.GraphNoteTable)+") RETURN count(n)")
+		if err != nil {
+			return err
+		}
+		if got != int64(notes) {
+			return fmt.Errorf("%d notes, want %d", got, notes)
+		}
+		rows, err := queryRows(conn, "MATCH ()-[r]->() RETURN label(r), count(*)")
+		if err != nil {
+			return err
+		}
+		counts := map[string]int64{}
+		for _, r := range rows {
+			table, _ := r[0].(string)
+			n, _ := r[1].(int64)
+			counts[table] = n
+		}
+		for _, et := range plan.types {
+			if counts[et.table] != int64(len(et.edges)) {
+				return fmt.Errorf("%d %q edges, want %d", counts[et.table], et.name, len(et.edges))
+			}
+			delete(counts, et.table)
+		}
+		if len(counts) > 0 {
+			return fmt.Errorf("edges in tables the plan does not have: %v", counts)
+		}
+		return nil
+	})
 }
