@@ -20,7 +20,8 @@ var version = ""
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := newApp().RunContext(ctx, os.Args)
+	app := newApp()
+	err := app.RunContext(ctx, interspersed(app, os.Args))
 	stop()
 	os.Exit(exitCode(err))
 }
