@@ -58,6 +58,35 @@ func TestDecodeManifestRefusesUnknownVersion(t *testing.T) {
 	}
 }
 
+// TestManifestEmbedderRevision: the model revision is optional, so
+// manifests written before it existed read and write as they were.
+func TestManifestEmbedderRevision(t *testing.T) {
+	old := `{"format_version": 1, "id": "01JDXH0000000000000000000A", "embedder": {"provider": "ollama",
+		"model": "nomic-embed-text:latest", "dimensions": 768, "fingerprint": "ab", "kind": "semantic"}}`
+	m, err := DecodeManifest([]byte(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Embedder == nil || m.Embedder.Revision != "" {
+		t.Fatalf("embedder of an old manifest: %+v", m.Embedder)
+	}
+	b, err := m.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "revision") {
+		t.Errorf("an embedder without a revision encodes one:\n%s", b)
+	}
+	m.Embedder.Revision = "0a109f422b47e3a30ba2b10eca18548e944e8a23073ee3f3e947efcf3c45e59f"
+	if b, err = m.Encode(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := DecodeManifest(b)
+	if err != nil || again.Embedder.Revision != m.Embedder.Revision {
+		t.Fatalf("revision round trip: %+v, %v", again.Embedder, err)
+	}
+}
+
 func TestFormatVersion(t *testing.T) {
 	// Changing the on-disk format needs a new version and a changelog line
 	// in version.go; update this test together with them.

@@ -141,9 +141,9 @@ const DistanceCosine = "cosine"
 
 // Embedder records the model every vector of a snapshot was computed with.
 // Vectors of two models never mix in one snapshot: the indexer refuses to
-// build on a parent whose Fingerprint differs unless told to re-embed
-// everything, and searchers refuse a query embedder with another
-// Fingerprint.
+// build on a parent whose Fingerprint or Revision differs unless told to
+// re-embed everything, and searchers refuse a query embedder with another
+// Fingerprint, or a server that now has another Revision of the model.
 type Embedder struct {
 	// Provider is builtin, ollama or openai.
 	Provider string `json:"provider"`
@@ -161,6 +161,12 @@ type Embedder struct {
 	Kind string `json:"kind"`
 	// Note says in words what the vectors can and cannot find.
 	Note string `json:"note,omitempty"`
+	// Revision identifies the model's weights where the provider reports
+	// them (Ollama: the model's digest, which changes when ollama pull
+	// fetches new weights under the same name); "" when the provider has
+	// none or the server could not be asked before any vector was stored.
+	// Manifests written before it existed read as "".
+	Revision string `json:"revision,omitempty"`
 }
 
 // Spec returns the --embedder value that selects this embedder again:

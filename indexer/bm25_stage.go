@@ -55,9 +55,11 @@ func (BM25Stage) Run(ctx context.Context, b *Build) error {
 // Pending implements Pender: a parent without a BM25 index, or with one of
 // another layout or tokenizer, gets a new snapshot even when the vault is
 // unchanged.
-func (BM25Stage) Pending(parent *snapshot.Snapshot) bool {
-	m := parent.Manifest.BM25
-	return m == nil || m.Version != format.BM25Version || m.Tokenizer != bm25.TokenizerVersion
+func (BM25Stage) Pending(parent *snapshot.Snapshot) Pending {
+	if m := parent.Manifest.BM25; m == nil || m.Version != format.BM25Version || m.Tokenizer != bm25.TokenizerVersion {
+		return PendingRebuild
+	}
+	return PendingNone
 }
 
 var _ interface {

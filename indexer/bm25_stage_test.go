@@ -62,7 +62,7 @@ func TestBM25Stage(t *testing.T) {
 
 	// An unchanged vault publishes nothing; a parent without the index is
 	// pending.
-	if !(BM25Stage{}).Pending(&snapshot.Snapshot{Manifest: &format.Manifest{}}) || (BM25Stage{}).Pending(s) {
+	if (BM25Stage{}).Pending(&snapshot.Snapshot{Manifest: &format.Manifest{}}) != PendingRebuild || (BM25Stage{}).Pending(s) != PendingNone {
 		t.Error("Pending is wrong")
 	}
 	again, err := Run(context.Background(), Options{Vault: vault, Data: data, Stages: []Stage{BM25Stage{}}})

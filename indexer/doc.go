@@ -7,7 +7,9 @@
 // (vectors, graph database) through package snapshot.
 //
 // One indexer runs per data directory at a time (snapshot.Lock). A run whose
-// vault, options and stages are unchanged publishes nothing. Watch runs the
+// vault, options and stages are unchanged publishes nothing, and so does a
+// run that only retried work a stage left pending (vectors the model server
+// could not compute) without getting any of it done. Watch runs the
 // indexer again after every change to the vault (file system events or
 // polling); package schedule writes the timers that run it periodically.
 package indexer

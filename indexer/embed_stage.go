@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"log/slog"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -32,14 +33,26 @@ const DefaultGraphUpdateLimit = 0.25
 // chunks whose text changed. The graphs are updated from the parent's when
 // few rows changed and rebuilt otherwise.
 //
-// When the embedder fails (server down, errors after retries) the snapshot
-// is still published: texts without a vector are counted as pending in the
-// manifest with the reason, vectors of unchanged texts stay searchable, and
-// Pending makes the next run publish even if the vault is unchanged, so it
-// fills them in. A parent embedded with another model is refused (wrapping
+// When the embedder fails (server down, errors after retries) texts without
+// a vector are counted as pending in the manifest with the reason, and
+// vectors of unchanged texts stay searchable. A run with other changes (the
+// vault, another stage, the graph parameters) is published with them;
+// Pending reports them as PendingRetry, so the next run retries them even
+// if the vault is unchanged. A run that exists only for that retry and gets
+// no text embedded reports Build.Stalled and publishes nothing (Run returns
+// Unchanged with Result.Stalled), so a timer firing while the model server
+// is down does not publish copies of the same snapshot.
+//
+// A parent embedded with another model is refused (wrapping
 // embed.ErrModelMismatch) unless Reembed is set; a re-embedding run that
 // cannot embed anything fails rather than publish a snapshot without
-// vectors.
+// vectors. For an embedder whose weights can change under the same name
+// (embed.Revisioner: Ollama's model digest), a run with texts to embed
+// first asks the server for the model's revision: a parent recorded with
+// another one is refused the same way, since its vectors would mix with the
+// new weights' (--reembed rebuilds them all). A run that cannot ask, or has
+// nothing to embed, records the parent's revision: every vector it reuses
+// comes from it.
 type EmbedStage struct {
 	Embedder embed.Embedder
 	// Reembed embeds every text again, reusing nothing: the way to switch
@@ -75,21 +88,22 @@ func (s *EmbedStage) params() vectors.Params {
 	return p
 }
 
-// Pending implements Pender: an unchanged vault still gets a new snapshot
-// when the parent has texts without vectors, has no vectors at all, was
-// built with other graph parameters, or with another embedder (which Run
-// then refuses, or re-embeds with Reembed).
-func (s *EmbedStage) Pending(parent *snapshot.Snapshot) bool {
+// Pending implements Pender. An unchanged vault still gets a new snapshot
+// (PendingRebuild) when the parent has no vectors, was built with other
+// graph parameters or with another embedder (which Run then refuses, or
+// re-embeds with Reembed). Texts the parent has no vector for are a retry
+// (PendingRetry): the run publishes only if it embeds some of them.
+func (s *EmbedStage) Pending(parent *snapshot.Snapshot) Pending {
 	m := parent.Manifest
 	switch {
-	case s.reembed(), m.Embedder == nil, m.Vectors == nil:
-		return true
-	case m.Embedder.Fingerprint != s.Embedder.Info().Fingerprint:
-		return true
+	case s.reembed(), m.Embedder == nil, m.Vectors == nil,
+		m.Embedder.Fingerprint != s.Embedder.Info().Fingerprint,
+		m.Vectors.HNSW != s.params().Manifest():
+		return PendingRebuild
 	case m.Vectors.Chunks.Pending > 0 || m.Vectors.Edges.Pending > 0:
-		return true
+		return PendingRetry
 	}
-	return m.Vectors.HNSW != s.params().Manifest()
+	return PendingNone
 }
 
 // embedTarget is the rows of one target (chunks or edges) being built.
@@ -106,6 +120,9 @@ type embedTarget struct {
 func (s *EmbedStage) Run(ctx context.Context, b *Build) error {
 	start := time.Now()
 	info := s.Embedder.Info()
+	// The revision Info remembers may be stale (index --watch runs one
+	// embedder for hours); this run asks the server, or keeps the parent's.
+	info.Revision = ""
 	fp, err := hex.DecodeString(info.Fingerprint)
 	if err != nil || len(fp) != len(vectors.Hash{}) {
 		return fmt.Errorf("embedder %s has a malformed fingerprint", info.Spec())
@@ -137,7 +154,15 @@ func (s *EmbedStage) Run(ctx context.Context, b *Build) error {
 			}
 		}
 	}()
-	fresh, reason, err := s.embedMissing(ctx, b, targets)
+	var recorded *format.Embedder // the embedder of the vectors reused
+	if reuse {
+		recorded = prev.Embedder
+	}
+	hashes, texts := missingTexts(targets)
+	if info.Revision, err = s.revision(ctx, b, info, recorded, len(texts) > 0); err != nil {
+		return err
+	}
+	fresh, reason, err := s.embed(ctx, hashes, texts)
 	if err != nil {
 		return err
 	}
@@ -158,12 +183,7 @@ func (s *EmbedStage) Run(ctx context.Context, b *Build) error {
 	}
 	b.Manifest.Embedder = info.Manifest(dims)
 	b.Manifest.Vectors = &format.Vectors{HNSW: s.params().Manifest(), Chunks: targets[0].stats, Edges: targets[1].stats}
-	pending := targets[0].stats.Pending + targets[1].stats.Pending
-	if pending > 0 {
-		b.Manifest.Vectors.PendingReason = reason
-		b.Log.Warn("some texts have no vector yet: the snapshot is published without them and the next index run embeds them",
-			"pending_chunks", targets[0].stats.Pending, "pending_edges", targets[1].stats.Pending, "reason", reason)
-	}
+	pending := s.reportPending(ctx, b, targets, len(fresh) > 0, reason)
 	b.Log.Info("embedded", "embedder", info.Spec(), "kind", info.Kind,
 		"chunks", targets[0].stats.Items, "edges", targets[1].stats.Items,
 		"embedded", targets[0].stats.Embedded+targets[1].stats.Embedded,
@@ -225,10 +245,30 @@ func lookupParent(targets []*embedTarget, h vectors.Hash) []float32 {
 	return nil
 }
 
-// embedMissing embeds every distinct text the parent has no vector for. It
-// returns the new vectors by hash and, when some could not be computed,
-// the reason; only a cancelled run is an error.
-func (s *EmbedStage) embedMissing(ctx context.Context, b *Build, targets []*embedTarget) (map[vectors.Hash][]float32, string, error) {
+// reportPending records the texts left without a vector, if any, and
+// returns how many there are. A run that embedded nothing reports a stall:
+// when it exists only to retry them, it publishes nothing.
+func (s *EmbedStage) reportPending(ctx context.Context, b *Build, targets []*embedTarget, progress bool, reason string) int {
+	pending := targets[0].stats.Pending + targets[1].stats.Pending
+	if pending == 0 {
+		return 0
+	}
+	b.Manifest.Vectors.PendingReason = reason
+	level := slog.LevelWarn
+	if !progress {
+		b.Stalled(Stall{Stage: s.Name(), Pending: pending, Reason: reason})
+		if b.Retrying(s.Name()) {
+			level = slog.LevelInfo // nothing will be published, and Run says so
+		}
+	}
+	b.Log.Log(ctx, level, "some texts have no vector yet: the snapshot goes without them and the next index run embeds them",
+		"pending_chunks", targets[0].stats.Pending, "pending_edges", targets[1].stats.Pending, "reason", reason)
+	return pending
+}
+
+// missingTexts returns every distinct text the parent has no vector for,
+// with its hash.
+func missingTexts(targets []*embedTarget) ([]vectors.Hash, []string) {
 	var hashes []vectors.Hash
 	var texts []string
 	seen := map[vectors.Hash]bool{}
@@ -244,6 +284,44 @@ func (s *EmbedStage) embedMissing(ctx context.Context, b *Build, targets []*embe
 			}
 		}
 	}
+	return hashes, texts
+}
+
+// revision returns the model revision to record. When ask is set (there
+// are texts to embed) and the embedder is an embed.Revisioner, it asks the
+// server, before anything is embedded, and refuses when recorded (the
+// embedder of the parent's vectors this run reuses, nil when it reuses
+// none) names another revision. Otherwise, or when the server cannot be
+// asked, it keeps recorded's: the vectors reused come from it, and the
+// embedding that follows says whether the server works.
+func (s *EmbedStage) revision(ctx context.Context, b *Build, info embed.Info, recorded *format.Embedder, ask bool) (string, error) {
+	kept := ""
+	if recorded != nil {
+		kept = recorded.Revision
+	}
+	r, ok := s.Embedder.(embed.Revisioner)
+	if !ask || !ok {
+		return kept, nil
+	}
+	rev, err := r.Revision(ctx, 0)
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return "", cerr
+		}
+		b.Log.Info("cannot ask the model server for the model's revision; keeping the parent snapshot's record", "err", err)
+		return kept, nil
+	}
+	info.Revision = rev
+	if err := embed.Check(recorded, info); err != nil {
+		return "", fmt.Errorf("%w. Vectors of two versions of a model are never mixed: re-embed the whole vault with "+
+			"vaultgraph index --reembed --embedder %s", err, info.Spec())
+	}
+	return rev, nil
+}
+
+// embed embeds texts. It returns the new vectors by hash and, when some
+// could not be computed, the reason; only a cancelled run is an error.
+func (s *EmbedStage) embed(ctx context.Context, hashes []vectors.Hash, texts []string) (map[vectors.Hash][]float32, string, error) {
 	fresh := make(map[vectors.Hash][]float32, len(texts))
 	if len(texts) == 0 {
 		return fresh, "", nil

@@ -84,7 +84,9 @@ func (s GraphStage) update(ctx context.Context, b *Build, opts graphdb.BuildOpti
 // Pending implements Pender: a parent snapshot without a graph, or with one
 // of another layout or engine version, gets a new snapshot even when the
 // vault is unchanged.
-func (GraphStage) Pending(parent *snapshot.Snapshot) bool {
-	g := parent.Manifest.Graph
-	return g == nil || g.Version != format.GraphVersion || g.EngineVersion != graphdb.EngineVersion
+func (GraphStage) Pending(parent *snapshot.Snapshot) Pending {
+	if g := parent.Manifest.Graph; g == nil || g.Version != format.GraphVersion || g.EngineVersion != graphdb.EngineVersion {
+		return PendingRebuild
+	}
+	return PendingNone
 }

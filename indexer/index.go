@@ -26,15 +26,22 @@ type Result struct {
 	Parsed, Reused int
 	Manifest       *format.Manifest
 	Elapsed        time.Duration
+	// Stalled is set, with Unchanged, when the run existed only to retry
+	// work the newest snapshot left pending and none of it got done (the
+	// model server is still down): say what is still pending and why.
+	Stalled []Stall
 }
 
 // Run indexes opts.Vault into a new snapshot in opts.Data. It returns with
 // Unchanged set, publishing nothing, when the notes, the problems found
 // walking the vault and the options are all as the newest snapshot recorded
-// and no stage has pending work. A bad note never fails the run: it is
-// recorded as a warning in the manifest. Run fails when the vault cannot be
-// read at all, the lock cannot be taken, or a snapshot cannot be written; a
-// failed or cancelled run publishes nothing.
+// and either no stage has pending work, or the only pending work is a retry
+// (PendingRetry) that made no progress: then Result.Stalled says what is
+// still pending and why (also logged as a warning), and the next run
+// retries it. A bad note never fails the run: it is recorded as a warning
+// in the manifest. Run fails when the vault cannot be read at all, the lock
+// cannot be taken, or a snapshot cannot be written; a failed or cancelled
+// run publishes nothing.
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	start := time.Now()
 	opts = opts.withDefaults()
@@ -74,10 +81,13 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			walkWarnings = append(walkWarnings, *r.Warning)
 		}
 	}
-	if parent != nil && !opts.Full && unchanged(parent, read, walkWarnings, opts) {
-		opts.Log.Debug("vault unchanged", "snapshot", parent.ID)
-		return &Result{ID: parent.ID, Dir: parent.Dir, Parent: parent.Manifest.Parent, Unchanged: true,
-			Manifest: parent.Manifest, Elapsed: time.Since(start)}, nil
+	var retry []string
+	if parent != nil && !opts.Full && sameInputs(parent, read, walkWarnings, opts) {
+		var rebuild bool
+		if retry, rebuild = pendingWork(parent, opts.Stages); !rebuild && len(retry) == 0 {
+			opts.Log.Debug("vault unchanged", "snapshot", parent.ID)
+			return unchangedResult(parent, start), nil
+		}
 	}
 
 	tables, err := assemble(ctx, read, reusable(parent, opts), opts)
@@ -95,7 +105,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		m.Parent = parent.ID
 	}
 	id := format.NewSnapshotID(m.Created, newest)
-	dir, err := publish(ctx, data, id, parent, tables, m, opts)
+	dir, err := publish(ctx, data, id, parent, tables, m, retry, opts)
+	if void := (*errVoid)(nil); errors.As(err, &void) {
+		return stalledResult(parent, start, tables, void, err, opts), nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -105,6 +118,27 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		"chunks", m.Counts.Chunks, "warnings", m.Counts.Warnings, "parsed", res.Parsed, "reused", res.Reused,
 		"elapsed", res.Elapsed.Round(time.Millisecond))
 	return res, nil
+}
+
+func unchangedResult(parent *snapshot.Snapshot, start time.Time) *Result {
+	return &Result{ID: parent.ID, Dir: parent.Dir, Parent: parent.Manifest.Parent, Unchanged: true,
+		Manifest: parent.Manifest, Elapsed: time.Since(start)}
+}
+
+// stalledResult reports a run that retried pending work without progress
+// and published nothing. err is publish's error: void, joined with the
+// failure to remove the temporary directory if there was one.
+func stalledResult(parent *snapshot.Snapshot, start time.Time, t *tables, void *errVoid, err error, opts Options) *Result {
+	if err != error(void) {
+		opts.Log.Warn("could not remove the temporary directory of a snapshot not published; the next run removes it", "err", err)
+	}
+	for _, s := range void.stalls {
+		opts.Log.Warn("nothing published: the vault is unchanged and work left pending by the newest snapshot is still pending; the next run retries it",
+			"snapshot", parent.ID, "stage", s.Stage, "pending", s.Pending, "reason", s.Reason)
+	}
+	res := unchangedResult(parent, start)
+	res.Parsed, res.Reused, res.Stalled = t.parsed, t.reused, void.stalls
+	return res
 }
 
 // checkDirs resolves the vault and data directories and refuses a data
@@ -173,8 +207,10 @@ var indexerKinds = []string{
 
 func isIndexerKind(kind string) bool { return slices.Contains(indexerKinds, kind) }
 
-// unchanged reports whether a run would rebuild the parent as it is.
-func unchanged(parent *snapshot.Snapshot, read []readFile, walkWarnings []format.Warning, opts Options) bool {
+// sameInputs reports whether the notes, the problems found walking the
+// vault and the options are as parent recorded them: whether a run would
+// build the parent's tables again.
+func sameInputs(parent *snapshot.Snapshot, read []readFile, walkWarnings []format.Warning, opts Options) bool {
 	m := parent.Manifest
 	if !equalOptions(m.Options, opts.manifestOptions()) {
 		return false
@@ -201,15 +237,28 @@ func unchanged(parent *snapshot.Snapshot, read []readFile, walkWarnings []format
 	now := slices.Clone(walkWarnings)
 	sortWarnings(before)
 	sortWarnings(now)
-	if !slices.Equal(before, now) {
-		return false
-	}
-	for _, st := range opts.Stages {
-		if p, ok := st.(Pender); ok && p.Pending(parent) {
-			return false
+	return slices.Equal(before, now)
+}
+
+// pendingWork asks the stages what they have left to do on parent: the
+// names of those with only a retry left, and whether any must rebuild.
+func pendingWork(parent *snapshot.Snapshot, stages []Stage) (retry []string, rebuild bool) {
+	for _, st := range stages {
+		p, ok := st.(Pender)
+		if !ok {
+			continue
+		}
+		switch p.Pending(parent) {
+		case PendingRetry:
+			retry = append(retry, st.Name())
+		case PendingRebuild:
+			rebuild = true
 		}
 	}
-	return true
+	if rebuild {
+		return nil, true
+	}
+	return retry, false
 }
 
 func equalOptions(a, b format.Options) bool {

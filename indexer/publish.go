@@ -13,16 +13,22 @@ import (
 )
 
 // publish writes the tables into a new snapshot directory, runs the stages
-// and publishes the snapshot with its manifest. On any error the temporary
-// directory is removed and nothing is published.
-func publish(ctx context.Context, data, id string, parent *snapshot.Snapshot, t *tables, m *format.Manifest, opts Options) (dir string, err error) {
+// and publishes the snapshot with its manifest. retry names the stages whose
+// retry work is the only reason for the run (Build.Retry); once all of them
+// have stalled the build is void and publish returns an *errVoid. On any
+// error the temporary directory is removed and nothing is published.
+func publish(ctx context.Context, data, id string, parent *snapshot.Snapshot, t *tables, m *format.Manifest, retry []string,
+	opts Options) (dir string, err error) {
 	w, err := snapshot.Create(data, id)
 	if err != nil {
 		return "", err
 	}
 	defer func() {
-		if err != nil {
-			err = errors.Join(err, w.Abort())
+		if err == nil {
+			return
+		}
+		if aerr := w.Abort(); aerr != nil {
+			err = errors.Join(err, aerr)
 		}
 	}()
 	if err := writeTables(w.Dir(), t); err != nil {
@@ -45,13 +51,16 @@ func publish(ctx context.Context, data, id string, parent *snapshot.Snapshot, t 
 		Chunks:     len(t.chunks),
 		Warnings:   len(t.warnings),
 	}
-	b := &Build{Dir: w.Dir(), Parent: parent, Notes: t.notes, Edges: t.edges, Chunks: t.chunks, Manifest: m, Log: opts.Log}
+	b := &Build{Dir: w.Dir(), Parent: parent, Notes: t.notes, Edges: t.edges, Chunks: t.chunks, Manifest: m, Log: opts.Log, Retry: retry}
 	for _, st := range opts.Stages {
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
 		if err := st.Run(ctx, b); err != nil {
 			return "", fmt.Errorf("stage %s: %w", st.Name(), err)
+		}
+		if stalls := b.void(); stalls != nil {
+			return "", &errVoid{stalls}
 		}
 	}
 	if err := ctx.Err(); err != nil {

@@ -2,7 +2,10 @@ package indexer
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/snapshot"
@@ -18,14 +21,47 @@ type Stage interface {
 }
 
 // Pender is implemented by stages that can have work left over from the
-// previous snapshot (e.g. vectors the model server could not compute). A run
-// on an unchanged vault still publishes when a stage has pending work.
+// previous snapshot. A run on an unchanged vault still builds a snapshot
+// when a stage has pending work, and publishes it unless that work was
+// only a retry that made no progress (see Pending).
 type Pender interface {
-	Pending(parent *snapshot.Snapshot) bool
+	// Pending reports what the stage has left to do on parent. It must not
+	// block: it reads parent's manifest, it does not ask a server.
+	Pending(parent *snapshot.Snapshot) Pending
+}
+
+// Pending is what a stage has left to do on a parent snapshot.
+type Pending int
+
+const (
+	// PendingNone: the parent holds everything the stage would build.
+	PendingNone Pending = iota
+	// PendingRetry: only work that failed in an earlier run is left (texts
+	// the model server could not embed). A run that exists only for such
+	// work publishes nothing when every stage that had some reports
+	// Build.Stalled: its snapshot would be its parent again.
+	PendingRetry
+	// PendingRebuild: the stage's files must be built again (missing, of
+	// another layout or version, other parameters, another model); the run
+	// publishes.
+	PendingRebuild
+)
+
+func (p Pending) String() string {
+	switch p {
+	case PendingNone:
+		return "none"
+	case PendingRetry:
+		return "retry"
+	case PendingRebuild:
+		return "rebuild"
+	}
+	return fmt.Sprintf("Pending(%d)", int(p))
 }
 
 // Build is what a stage sees of the snapshot being built. The tables are
-// already written to Dir; stages must not modify the row slices.
+// already written to Dir; stages must not modify the row slices. A Build is
+// used by one run, on one goroutine.
 type Build struct {
 	// Dir is the snapshot's temporary directory.
 	Dir string
@@ -38,4 +74,62 @@ type Build struct {
 	// built in it. Files is filled in by the publish step.
 	Manifest *format.Manifest
 	Log      *slog.Logger
+	// Retry names the stages whose retry work (PendingRetry) is the only
+	// reason for this run: the vault, the problems found walking it and the
+	// options are as the parent recorded, and no stage has to rebuild.
+	// Empty on every other run.
+	Retry []string
+
+	stalled []Stall
+}
+
+// Stall is pending work that a stage retried without getting any of it
+// done.
+type Stall struct {
+	Stage string
+	// Pending counts what is still left, in the stage's unit (the embed
+	// stage: chunks and edges without a vector).
+	Pending int
+	// Reason says why, in the words of the failure (the embedder's error).
+	Reason string
+}
+
+func (s Stall) String() string {
+	return fmt.Sprintf("%s: %d still pending (%s)", s.Stage, s.Pending, s.Reason)
+}
+
+// Retrying reports whether stage is in Retry: whether the snapshot exists
+// only if that stage (or another in Retry) makes progress.
+func (b *Build) Retrying(stage string) bool { return slices.Contains(b.Retry, stage) }
+
+// Stalled records that a stage retried its pending work and got none of it
+// done. Stages report it whether or not they are in Retry; it only matters
+// when they are.
+func (b *Build) Stalled(s Stall) { b.stalled = append(b.stalled, s) }
+
+// void returns the stalls when the build would republish its parent: the
+// run exists only to retry pending work and every stage that had some has
+// stalled. The remaining stages need not run.
+func (b *Build) void() []Stall {
+	if len(b.Retry) == 0 {
+		return nil
+	}
+	for _, name := range b.Retry {
+		if !slices.ContainsFunc(b.stalled, func(s Stall) bool { return s.Stage == name }) {
+			return nil
+		}
+	}
+	return b.stalled
+}
+
+// errVoid is returned by publish for a void build (Build.void); Run turns
+// it into an Unchanged result.
+type errVoid struct{ stalls []Stall }
+
+func (e *errVoid) Error() string {
+	parts := make([]string, len(e.stalls))
+	for i, s := range e.stalls {
+		parts[i] = s.String()
+	}
+	return "no progress on pending work: " + strings.Join(parts, "; ")
 }

@@ -86,6 +86,8 @@ func (s *Server) retrieval(c *fiber.Ctx, r *retrieve.Retriever, embedder embed.E
 		return badRequest("%s", err.Error())
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return newError(http.StatusGatewayTimeout, KindTimeout, "the retrieval ran past its timeout")
+	case errors.Is(err, embed.ErrModelMismatch):
+		return newError(http.StatusNotImplemented, KindNotImplemented, "%s", err.Error())
 	case embedder != nil && embedder.Info().Provider != "builtin":
 		e := newError(http.StatusServiceUnavailable, KindUnavailable, "embedding the question failed: %s", err.Error())
 		e.RetryAfter = 5

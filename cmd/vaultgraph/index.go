@@ -66,6 +66,9 @@ func printIndexResult(c *cli.Context, res *indexer.Result) {
 	}
 	if res.Unchanged {
 		fmt.Fprintf(c.App.ErrWriter, "unchanged %s\n", res.ID)
+		for _, s := range res.Stalled {
+			fmt.Fprintf(c.App.ErrWriter, "  nothing published: %d texts still without a vector (%s); the next run retries\n", s.Pending, s.Reason)
+		}
 		return
 	}
 	m := res.Manifest

@@ -67,7 +67,9 @@ func runSearch(c *cli.Context) error {
 	defer ix.Close()
 	var e embed.Embedder
 	if spec := c.String("embedder"); spec != "" {
-		e, err = embed.New(spec, embedConfig(c))
+		if e, err = embed.New(spec, embedConfig(c)); err == nil {
+			err = embed.CheckRevision(c.Context, s.Manifest.Embedder, e, 0)
+		}
 	} else {
 		e, err = embed.ForSnapshot(s.Manifest.Embedder, embedConfig(c))
 	}

@@ -17,6 +17,11 @@
 //
 // Every embedder has a fingerprint that changes whenever its vectors would:
 // snapshots record it, and vectors of two fingerprints are never compared
-// (ErrModelMismatch). Both the indexer and the server import this package;
+// (ErrModelMismatch). An Ollama model can also get new weights under the
+// same name (ollama pull); its digest, asked from the server (Revisioner,
+// revision.go) and never needed to build an embedder, is recorded as the
+// revision: the indexer refuses to add vectors of another revision, and a
+// query embedder from ForSnapshot refuses a server that now has another.
+// Both the indexer and the server import this package;
 // it imports nothing of vaultgraph but format.
 package embed

@@ -8,13 +8,15 @@ import (
 	"net/url"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
 	"github.com/vaultgraph/vaultgraph/format"
 )
 
-// Ollama embeds through an Ollama server's /api/embed endpoint.
+// Ollama embeds through an Ollama server's /api/embed endpoint and looks up
+// the model's digest through /api/tags (Revision).
 type Ollama struct {
 	client      *api.Client
 	host        string
@@ -24,6 +26,12 @@ type Ollama struct {
 	retry       retryPolicy
 	fp          string
 	dims        atomic.Int64
+	rev         revisionCache
+	revTTL      time.Duration
+	// pinned is the manifest section of the snapshot this embedder
+	// embeds queries for (ForSnapshot), nil otherwise; set before the
+	// embedder is shared.
+	pinned *format.Embedder
 }
 
 func newOllama(model string, cfg Config) (*Ollama, error) {
@@ -39,7 +47,7 @@ func newOllama(model string, cfg Config) (*Ollama, error) {
 	p := prefixesFor(model)
 	return &Ollama{
 		client: api.NewClient(base, cfg.httpClient()), host: base.String(), model: model, prefixes: p,
-		batch: cfg.BatchSize, conc: cfg.Concurrency, retry: cfg.retry(),
+		batch: cfg.BatchSize, conc: cfg.Concurrency, retry: cfg.retry(), revTTL: cfg.RevisionTTL,
 		fp: fingerprint("ollama", model, p.document, p.query),
 	}, nil
 }
@@ -64,20 +72,26 @@ func ollamaURL(s string) (*url.URL, error) {
 	return u, nil
 }
 
-// Info describes the model; Dimensions is known after the first call.
+// Info describes the model; Dimensions is known after the first call,
+// Revision after the first successful Revision.
 func (o *Ollama) Info() Info {
 	return Info{Provider: "ollama", Model: o.model, Dimensions: int(o.dims.Load()), Kind: format.EmbedderSemantic,
-		Note: "semantic: vectors from the Ollama model " + o.model, Fingerprint: o.fp}
+		Note: "semantic: vectors from the Ollama model " + o.model, Fingerprint: o.fp, Revision: o.rev.last()}
 }
 
 // Batch returns the configured batch size and concurrency.
 func (o *Ollama) Batch() (size, concurrency int) { return o.batch, o.conc }
 
 // Embed sends one /api/embed request (retried on failures that may pass)
-// and checks and normalises the vectors it returns.
+// and checks and normalises the vectors it returns. An embedder made for a
+// snapshot (ForSnapshot) first checks that the server still has the
+// model's recorded revision.
 func (o *Ollama) Embed(ctx context.Context, task Task, texts []string) ([][]float32, error) {
 	if len(texts) == 0 {
 		return nil, nil
+	}
+	if err := o.checkPinned(ctx); err != nil {
+		return nil, err
 	}
 	truncate := true
 	req := &api.EmbedRequest{Model: o.model, Input: o.prefixes.apply(task, texts), Truncate: &truncate}

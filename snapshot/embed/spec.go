@@ -16,6 +16,9 @@ const (
 	DefaultOpenAIModel = "text-embedding-3-small"
 )
 
+// DefaultRevisionTTL is Config.RevisionTTL's default.
+const DefaultRevisionTTL = time.Minute
+
 // Config holds the settings of the remote providers. The zero value works:
 // every field has a default.
 type Config struct {
@@ -42,6 +45,11 @@ type Config struct {
 	// RetryBase is the first backoff (default 500ms); backoff doubles up
 	// to 30 times that.
 	RetryBase time.Duration
+	// RevisionTTL is how long an embedder from ForSnapshot trusts its last
+	// lookup of the server's model revision before asking again (default
+	// DefaultRevisionTTL), so that a query does not cost a second round
+	// trip.
+	RevisionTTL time.Duration
 	// Getenv reads the environment (os.Getenv when nil).
 	Getenv func(string) string
 	// Transport carries the requests (http.DefaultTransport when nil).
@@ -63,6 +71,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.RetryBase <= 0 {
 		c.RetryBase = 500 * time.Millisecond
+	}
+	if c.RevisionTTL <= 0 {
+		c.RevisionTTL = DefaultRevisionTTL
 	}
 	if c.Getenv == nil {
 		c.Getenv = os.Getenv
@@ -107,6 +118,13 @@ func New(spec string, cfg Config) (Embedder, error) {
 // embedding queries against them. It fails with ErrModelMismatch when this
 // build's version of that embedder would compute different vectors (the
 // builtin algorithm changed, or the model's prefixes did).
+//
+// When the snapshot records the model's revision (Ollama's digest), the
+// embedder is bound to it: before embedding it checks the server's
+// revision (asking at most once per cfg.RevisionTTL) and refuses, wrapping
+// ErrModelMismatch, once the server has other weights under the name. It
+// does not ask the server here: a server that is down now may be up for
+// the first query.
 func ForSnapshot(recorded *format.Embedder, cfg Config) (Embedder, error) {
 	if recorded == nil {
 		return nil, fmt.Errorf("snapshot has no vectors: index it with this version of vaultgraph first")
@@ -117,6 +135,9 @@ func ForSnapshot(recorded *format.Embedder, cfg Config) (Embedder, error) {
 	}
 	if err := Check(recorded, e.Info()); err != nil {
 		return nil, fmt.Errorf("%w; re-embed the vault with vaultgraph index --reembed", err)
+	}
+	if o, ok := e.(*Ollama); ok && recorded.Revision != "" {
+		o.pinned = recorded
 	}
 	return e, nil
 }

@@ -1,9 +1,10 @@
 // Package embedtest runs in-process HTTP servers that speak the wire
-// formats of Ollama's POST /api/embed and OpenAI's POST /v1/embeddings, for
-// tests of the remote embedders and of everything built on them. They
-// embed with the builtin embedder (so vectors mean something), check every
-// request they receive the way the real servers would, count what they
-// embed, and can be told to fail.
+// formats of Ollama's POST /api/embed and GET /api/tags (the models and
+// their digests) and OpenAI's POST /v1/embeddings, for tests of the remote
+// embedders and of everything built on them. They embed with the builtin
+// embedder (so vectors mean something), check every request they receive
+// the way the real servers would, count what they embed, and can be told
+// to fail or, for Ollama, to report a model's new digest after a pull.
 package embedtest
 
 import (
@@ -50,6 +51,7 @@ type server struct {
 	problems []string
 	failing  Failure
 	failN    int // failures left; -1 = until told otherwise
+	okLeft   int // requests answered before failing starts
 }
 
 func newServer(t testing.TB, h func(s *server, w http.ResponseWriter, r *http.Request)) *server {
@@ -78,7 +80,15 @@ func (s *server) URL() string { return s.srv.URL }
 func (s *server) Fail(f Failure, n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.failing, s.failN = f, n
+	s.failing, s.failN, s.okLeft = f, n, 0
+}
+
+// FailAfter answers the next ok requests normally, then fails every
+// request the way f says until Fail(OK, 0).
+func (s *server) FailAfter(ok int, f Failure) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failing, s.failN, s.okLeft = f, -1, ok
 }
 
 // Requests returns the number of requests answered with vectors.
@@ -127,6 +137,10 @@ func (s *server) failure() Failure {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.failing == OK || s.failN == 0 {
+		return OK
+	}
+	if s.okLeft > 0 {
+		s.okLeft--
 		return OK
 	}
 	if s.failN > 0 {

@@ -1,31 +1,80 @@
 package embedtest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
-// Ollama is a fake Ollama server: POST /api/embed.
+// Ollama is a fake Ollama server: POST /api/embed, and GET /api/tags
+// listing the models it has with their digests.
 type Ollama struct {
 	*server
-	// Models are the models it has pulled (default nomic-embed-text:latest).
-	models map[string]bool
+	modelMu sync.Mutex
+	// models maps the models it has pulled (default
+	// nomic-embed-text:latest) to their digests.
+	models map[string]string
+	tags   int
 }
 
-// NewOllama starts a fake Ollama server, closed when the test ends.
+// NewOllama starts a fake Ollama server, closed when the test ends. Each
+// model starts with a digest derived from its name.
 func NewOllama(t testing.TB, models ...string) *Ollama {
 	if len(models) == 0 {
 		models = []string{"nomic-embed-text:latest"}
 	}
-	o := &Ollama{models: map[string]bool{}}
+	o := &Ollama{models: map[string]string{}}
 	for _, m := range models {
-		o.models[m] = true
+		o.models[m] = Digest(m)
 	}
 	o.server = newServer(t, o.handle)
 	return o
+}
+
+// Digest returns a digest in Ollama's form (64 hex digits) made from s.
+func Digest(s string) string {
+	h := sha256.Sum256([]byte("embedtest " + s))
+	return hex.EncodeToString(h[:])
+}
+
+// SetDigest gives a model a new digest, as ollama pull does when it
+// fetches new weights under the same name. Vectors do not change: tests
+// look at what the clients make of the digest.
+func (o *Ollama) SetDigest(model, digest string) {
+	o.modelMu.Lock()
+	defer o.modelMu.Unlock()
+	if _, ok := o.models[model]; !ok {
+		o.t.Fatalf("embedtest: SetDigest of %s, which the server does not have", model)
+	}
+	o.models[model] = digest
+}
+
+// ModelDigest returns a model's current digest.
+func (o *Ollama) ModelDigest(model string) string {
+	o.modelMu.Lock()
+	defer o.modelMu.Unlock()
+	return o.models[model]
+}
+
+// Lookups returns the number of GET /api/tags requests answered.
+func (o *Ollama) Lookups() int {
+	o.modelMu.Lock()
+	defer o.modelMu.Unlock()
+	return o.tags
+}
+
+func (o *Ollama) has(model string) bool {
+	o.modelMu.Lock()
+	defer o.modelMu.Unlock()
+	_, ok := o.models[model]
+	return ok
 }
 
 // ollamaEmbedRequest is the request body of Ollama's /api/embed (api.EmbedRequest).
@@ -39,7 +88,57 @@ type ollamaEmbedRequest struct {
 	Dimensions int `json:"dimensions"`
 }
 
+// ollamaListModel is one model of Ollama's GET /api/tags answer
+// (api.ListModelResponse, filled in as the server's ListHandler does).
+type ollamaListModel struct {
+	Name       string             `json:"name"`
+	Model      string             `json:"model"`
+	ModifiedAt time.Time          `json:"modified_at"`
+	Size       int64              `json:"size"`
+	Digest     string             `json:"digest"`
+	Details    ollamaModelDetails `json:"details"`
+}
+
+// ollamaModelDetails is api.ModelDetails.
+type ollamaModelDetails struct {
+	ParentModel       string   `json:"parent_model"`
+	Format            string   `json:"format"`
+	Family            string   `json:"family"`
+	Families          []string `json:"families"`
+	ParameterSize     string   `json:"parameter_size"`
+	QuantizationLevel string   `json:"quantization_level"`
+}
+
+// handleTags answers GET /api/tags (api.ListResponse): every model, most
+// recently modified first.
+func (o *Ollama) handleTags(s *server, w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		s.problem("%s /api/tags: want GET", r.Method)
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "404 page not found"})
+		return
+	}
+	if s.inject(w, r, `{"error":"something went wrong"}`) {
+		return
+	}
+	o.modelMu.Lock()
+	o.tags++
+	models := make([]ollamaListModel, 0, len(o.models))
+	modified := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for name, digest := range o.models {
+		models = append(models, ollamaListModel{Name: name, Model: name, ModifiedAt: modified, Size: 274302450, Digest: digest,
+			Details: ollamaModelDetails{Format: "gguf", Family: "nomic-bert", Families: []string{"nomic-bert"},
+				ParameterSize: "137M", QuantizationLevel: "F16"}})
+	}
+	o.modelMu.Unlock()
+	slices.SortFunc(models, func(a, b ollamaListModel) int { return strings.Compare(a.Name, b.Name) })
+	writeJSON(w, http.StatusOK, map[string]any{"models": models})
+}
+
 func (o *Ollama) handle(s *server, w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/api/tags" {
+		o.handleTags(s, w, r)
+		return
+	}
 	if !s.checkJSONPost(r, "/api/embed") {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "404 page not found"})
 		return
@@ -66,7 +165,7 @@ func (o *Ollama) handle(s *server, w http.ResponseWriter, r *http.Request) {
 	if s.inject(w, r, `{"error":"llama runner process has terminated"}`) {
 		return
 	}
-	if !o.models[req.Model] {
+	if !o.has(req.Model) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("model %q not found, try pulling it first", req.Model)})
 		return
 	}
