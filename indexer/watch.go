@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/vaultgraph/vaultgraph/format"
 )
 
 // Defaults of WatchOptions.
@@ -35,17 +37,29 @@ type WatchOptions struct {
 	// watching file system events: for bind mounts and network file
 	// systems that drop events.
 	Poll time.Duration
+	// PendingRetry is how long to wait, with the vault unchanged, before
+	// retrying work the newest snapshot left pending (vectors the model
+	// server could not compute); it doubles while the retries make no
+	// progress, up to 16 times itself. DefaultPendingRetry when 0.
+	PendingRetry time.Duration
 	// OnRun is called after every run with its result or error, on
 	// Watch's goroutine.
 	OnRun func(*Result, error)
 }
+
+// DefaultPendingRetry is WatchOptions.PendingRetry's default: a model
+// server started after the watch (or restarted) is noticed within a minute,
+// and one that stays down costs a run every 16 minutes at most.
+const DefaultPendingRetry = time.Minute
 
 // Watch indexes the vault once, then again after every change, until ctx
 // is done; it then returns nil. Like Run it only ever reads the vault.
 // Changes are seen through fsnotify (one watch per folder, added for new
 // folders as they appear, dot-folders and ignored folders skipped) or, with
 // opts.Poll or when events are unavailable, by polling. Changes during a run
-// trigger another run after it. A failed run (the data directory locked by
+// trigger another run after it. While the newest snapshot has pending
+// vectors, a run is retried every opts.PendingRetry even if nothing changes
+// (it publishes only when it gets some of them embedded). A failed run (the data directory locked by
 // another indexer, a full disk) is reported through OnRun and retried with
 // backoff; it never ends the watch. Watch returns an error only when it
 // cannot start: bad options or an unreadable vault.
@@ -61,6 +75,9 @@ func Watch(ctx context.Context, opts Options, wopts WatchOptions) error {
 	}
 	if wopts.Debounce <= 0 {
 		wopts.Debounce = DefaultDebounce
+	}
+	if wopts.PendingRetry <= 0 {
+		wopts.PendingRetry = DefaultPendingRetry
 	}
 	if wopts.OnRun == nil {
 		wopts.OnRun = func(*Result, error) {}
@@ -79,7 +96,7 @@ func Watch(ctx context.Context, opts Options, wopts WatchOptions) error {
 	defer stop()
 
 	var retry <-chan time.Time
-	failures := 0
+	failures, stalls := 0, 0
 	for {
 		res, err := Run(ctx, opts)
 		if ctx.Err() != nil {
@@ -87,11 +104,20 @@ func Watch(ctx context.Context, opts Options, wopts WatchOptions) error {
 		}
 		wopts.OnRun(res, err)
 		retry = nil
-		if err != nil {
+		switch {
+		case err != nil:
 			failures++
 			retry = time.After(backoff(failures))
-		} else {
+		case hasPending(res.Manifest):
 			failures = 0
+			if len(res.Stalled) > 0 {
+				stalls++
+			} else {
+				stalls = 0
+			}
+			retry = time.After(wopts.PendingRetry << min(stalls, 4))
+		default:
+			failures, stalls = 0, 0
 		}
 		select {
 		case <-ctx.Done():
@@ -104,6 +130,11 @@ func Watch(ctx context.Context, opts Options, wopts WatchOptions) error {
 			return nil
 		}
 	}
+}
+
+// hasPending reports whether a snapshot has texts without a vector.
+func hasPending(m *format.Manifest) bool {
+	return m != nil && m.Vectors != nil && m.Vectors.Chunks.Pending+m.Vectors.Edges.Pending > 0
 }
 
 // backoff is the wait before retrying after n failed runs in a row: 1s,

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vaultgraph/vaultgraph/indexer/vaultgen"
 	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/embed/embedtest"
 )
 
 // watching runs Watch in the background and collects its runs.
@@ -249,5 +250,30 @@ func BenchmarkWatchEditToSnapshot(b *testing.B) {
 			cancel()
 			<-done
 		})
+	}
+}
+
+// TestWatchRetriesPendingVectors: a watch started while the model server
+// is down fills the vectors in once the server is up, without any edit.
+func TestWatchRetriesPendingVectors(t *testing.T) {
+	vault := writeVault(t, embedVault)
+	data := t.TempDir()
+	srv := embedtest.NewOllama(t)
+	srv.Fail(embedtest.Drop, -1)
+	w := startWatch(t, Options{Vault: vault, Data: data, Stages: []Stage{stageFor(t, "ollama", srv, false)}},
+		WatchOptions{PendingRetry: 10 * time.Millisecond})
+	first := w.waitFor("pending vectors", func(r *Result) bool { return !r.Unchanged && hasPending(r.Manifest) })
+	// While the server stays down the retries publish nothing.
+	stalled := w.waitFor("a stalled retry", func(r *Result) bool { return r.Unchanged && len(r.Stalled) > 0 })
+	if stalled.ID != first.ID {
+		t.Fatalf("stalled retry reports %s, want the first snapshot %s", stalled.ID, first.ID)
+	}
+	srv.Fail(embedtest.OK, 0)
+	filled := w.waitFor("every vector", func(r *Result) bool { return !r.Unchanged && !hasPending(r.Manifest) })
+	if filled.Parent != first.ID {
+		t.Errorf("filled snapshot's parent %s, want %s (no snapshot published while the server was down)", filled.Parent, first.ID)
+	}
+	if dirs := snapshotDirs(t, data); len(dirs) != 2 {
+		t.Errorf("snapshots %v, want the pending one and the filled one", dirs)
 	}
 }

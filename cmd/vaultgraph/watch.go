@@ -14,6 +14,7 @@ func watchFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "watch", Usage: "keep running: re-index whenever the vault changes (stop with Ctrl-C or SIGTERM)"},
 		&cli.DurationFlag{Name: "poll", Usage: "watch by polling the vault this often instead of file system events (bind mounts, network file systems); implies --watch"},
 		&cli.DurationFlag{Name: "debounce", Value: indexer.DefaultDebounce, Usage: "in watch mode, how long the vault must stay quiet after a change before a run"},
+		&cli.DurationFlag{Name: "pending-retry", Value: indexer.DefaultPendingRetry, Usage: "in watch mode, how soon to retry vectors the model server could not compute, with the vault unchanged (doubles while it stays down, up to 16x)"},
 	}
 }
 
@@ -23,8 +24,9 @@ func watchFlags() []cli.Flag {
 func runWatch(c *cli.Context, opts indexer.Options) error {
 	log := logger(c)
 	wopts := indexer.WatchOptions{
-		Debounce: c.Duration("debounce"),
-		Poll:     c.Duration("poll"),
+		Debounce:     c.Duration("debounce"),
+		Poll:         c.Duration("poll"),
+		PendingRetry: c.Duration("pending-retry"),
 		OnRun: func(res *indexer.Result, err error) {
 			if err != nil {
 				log.Error("index run failed; retrying", "err", err)
