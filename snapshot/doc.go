@@ -6,6 +6,8 @@
 //	  snapshots/
 //	    <id>/                 a published snapshot: tables, manifest.json last
 //	    .tmp-<id>/            a snapshot being built (Create); never read
+//	  leases/
+//	    <id>.lease            share-locked by processes reading <id> (AcquireLease)
 //
 // Publishing is crash-safe: a snapshot is built in a temporary directory,
 // every file is fsynced, manifest.json (with the size and sha256 of every
@@ -22,5 +24,6 @@
 // Snapshots are removed only by GC: never the newest, never one a process
 // holds a lease on (AcquireLease), and always by renaming the directory to
 // a temporary name before deleting its files, so that a half-deleted
-// snapshot is never listed.
+// snapshot is never listed. GC also removes the lease files of snapshots
+// that are gone, unless they are held.
 package snapshot

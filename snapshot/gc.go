@@ -41,6 +41,13 @@ type GCResult struct {
 	// Leftovers are the temporary directories of interrupted runs
 	// (indexer, import, gc) that were removed.
 	Leftovers []string
+	// StaleLeases are the snapshots, no longer in the data directory
+	// (deleted by hand), whose lease files were removed.
+	StaleLeases []string
+	// HeldLeases are snapshots no longer in the data directory whose
+	// lease files a process still holds (a server serving a snapshot
+	// deleted under it); they are kept and go in a later run.
+	HeldLeases []string
 }
 
 // GC removes old snapshots of dataDir. Retention keeps the newest
@@ -59,6 +66,10 @@ type GCResult struct {
 // snapshot and the next run removes, never a listed snapshot with missing
 // files. Errors removing one snapshot do not stop the others; they are
 // joined into the returned error.
+//
+// Last, GC removes the lease files of snapshots that are gone (deleted by
+// hand) unless a process holds them, taking each one's exclusive lock
+// before unlinking it, as for a removed snapshot.
 func GC(ctx context.Context, dataDir string, opts GCOptions) (*GCResult, error) {
 	if opts.Keep < 1 {
 		return nil, fmt.Errorf("gc: keep %d snapshots? at least 1: the newest snapshot is never removed", opts.Keep)
@@ -108,6 +119,12 @@ func GC(ctx context.Context, dataDir string, opts GCOptions) (*GCResult, error) 
 		if err := syncDir(SnapshotsDir(dataDir)); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	// After the snapshots: the lease files of those just removed are gone
+	// already, and with DryRun they still exist.
+	res.StaleLeases, res.HeldLeases, err = sweepLeases(dataDir, opts.DryRun)
+	if err != nil {
+		errs = append(errs, err)
 	}
 	return res, errors.Join(errs...)
 }
@@ -173,8 +190,9 @@ func removeUnleased(dataDir, id string, dryRun bool) (bool, error) {
 	if err := os.RemoveAll(doomed); err != nil {
 		return true, fmt.Errorf("gc %s: remove %s (the next gc or index run retries): %w", id, doomed, err)
 	}
-	// Removed while still held: a server blocked on it gets a lease on a
-	// file nobody checks any more, for a snapshot it cannot open.
+	// Removed while still held: a server blocked on it gets its lock on a
+	// file nobody checks any more, which AcquireLease detects; the
+	// snapshot is gone, so it fails with ErrNotFound.
 	if err := os.Remove(leasePath); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return true, fmt.Errorf("gc %s: remove lease file: %w", id, err)
 	}

@@ -16,9 +16,10 @@ func gcCommand() *cli.Command {
 		Description: `Keeps the newest --keep snapshots, every snapshot younger than --older-than,
 and the newest snapshot that opens; removes the others unless a running server
 holds a lease on them (those are kept and go in a later run). Also removes the
-temporary directories of interrupted index, import and gc runs. Holds the data
-directory's lock like an indexer: with an indexer running it waits --wait,
-then exits 75. A removed snapshot is renamed away before its files are
+temporary directories of interrupted index, import and gc runs, and the lease
+files of snapshots deleted by hand (unless a process still holds them). Holds
+the data directory's lock like an indexer: with an indexer running it waits
+--wait, then exits 75. A removed snapshot is renamed away before its files are
 deleted, so a crash never leaves a half-deleted snapshot that lists.`,
 		Flags: []cli.Flag{
 			dataFlag(),
@@ -62,6 +63,12 @@ func runGC(c *cli.Context) error {
 		}
 		for _, id := range res.Leased {
 			fmt.Fprintf(w, "kept %s: open in a running server (leased)\n", id)
+		}
+		for _, id := range res.StaleLeases {
+			fmt.Fprintf(w, "%s lease file of %s: the snapshot is gone\n", verb, id)
+		}
+		for _, id := range res.HeldLeases {
+			fmt.Fprintf(w, "kept lease file of %s: the snapshot is gone, but a running process still has it open\n", id)
 		}
 		fmt.Fprintf(w, "%s %s, kept %d\n", verb, plural(len(res.Removed), "snapshot"), len(res.Kept)+len(res.Leased))
 	}
