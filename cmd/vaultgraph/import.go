@@ -19,10 +19,13 @@ func importCommand() *cli.Command {
 		Description: `Reads an archive written by vaultgraph snapshot export (plain, zstd or gzip),
 checks every file against the manifest in a temporary directory and publishes
 the snapshot atomically, so a server on this machine swaps to it and never
-sees a half-copied one. Refuses a snapshot id that is already present and a
-format version this build cannot read; on any error nothing is published.
-Holds the data directory's lock while it writes, like an indexer: with one
-running it waits --wait, then exits 75.`,
+sees a half-copied one. Refuses a snapshot id that is already present, a
+format version this build cannot read and a snapshot larger than the free
+space; refuses, before writing any of it, an entry the manifest does not
+declare with that exact size (and links, devices, paths outside the
+snapshot); on any error nothing is published. Holds the data directory's
+lock while it writes, like an indexer: with one running it waits --wait,
+then exits 75.`,
 		Flags: []cli.Flag{
 			dataFlag(),
 			&cli.DurationFlag{Name: "wait", Usage: "how long to wait for an indexer holding the data directory"},

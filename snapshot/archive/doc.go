@@ -18,16 +18,26 @@
 // its id (see the README for copying one by hand).
 //
 // The manifest comes first so that Import refuses an archive it cannot
-// read (an unknown format version, an id already present) before writing
-// anything, and checks every later entry as it streams by: its name must
-// be one the manifest lists, once, with the listed size and sha256.
+// read (an unknown format version, an id already present, more declared
+// bytes than the disk has free) before writing anything, and checks every
+// later entry as it streams by: its name must be one the manifest lists,
+// once, with the listed size and sha256.
 //
 // # Import
 //
 // Import never writes outside a temporary directory of DATA/snapshots
 // until the last step: entry names are checked (relative, clean, no "..",
 // no backslashes, inside the snapshot's directory), only regular files are
-// created, with O_EXCL, and every byte is hashed as it is written. The
+// created, with O_EXCL, and every byte is hashed as it is written.
+//
+// Nothing in an archive makes Import write or read more than its manifest
+// accounts for. An entry is refused on its header, before any of its bytes
+// are read, unless it is a plain regular file the manifest lists, not seen
+// before, of exactly the listed size; links, devices and sparse files are
+// refused. The manifest itself may be at most 256 MiB, the zstd window 64
+// MiB, and the tar stream after the manifest no longer than the declared
+// files plus their headers (a stream of skipped metadata entries, say from
+// a decompression bomb, fails once it exceeds that). The
 // snapshot is published by snapshot.Writer.PublishCopy (fsync every file,
 // manifest last, rename, fsync the parent) only after every file has
 // arrived complete and matched its checksum; on any error, a truncated or

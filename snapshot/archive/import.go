@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -25,8 +26,15 @@ import (
 
 // ErrCorrupt is wrapped by every error about an archive that is not a
 // complete, intact snapshot archive: truncated, altered, with entries the
-// manifest does not list or names that leave the snapshot's directory.
+// manifest does not list or declares another size for, names that leave
+// the snapshot's directory, links, devices or sparse files, or more data
+// than the manifest accounts for.
 var ErrCorrupt = errors.New("corrupt snapshot archive")
+
+// ErrNoSpace is returned by Import, before it writes anything, when the
+// files the archive's manifest declares do not fit in the free space of
+// the data directory's file system.
+var ErrNoSpace = errors.New("not enough free space for the snapshot")
 
 // ImportOptions configure Import.
 type ImportOptions struct {
@@ -57,12 +65,21 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 // Import reads an archive written by Export from r and publishes its
 // snapshot in dataDir. It refuses, before writing anything, an archive
 // whose manifest is not its first entry, whose format version this build
-// cannot read (an error wrapping format.ErrUnknownVersion) or whose id is
-// already in dataDir (snapshot.ErrExists). It then streams every file into
-// a temporary directory, checking names, sizes and checksums as they
+// cannot read (an error wrapping format.ErrUnknownVersion), whose id is
+// already in dataDir (snapshot.ErrExists) or whose declared files do not
+// fit in the free space there (ErrNoSpace). It then streams every file
+// into a temporary directory, checking each entry's header against the
+// manifest before writing a byte of it and hashing the bytes as they
 // arrive, and publishes with snapshot.Writer.PublishCopy. Any other
 // problem with the archive wraps ErrCorrupt. On every error nothing is
 // published and the temporary directory is removed.
+//
+// What Import writes is bounded by the manifest whatever the archive
+// holds: at most the declared size of each declared file, once. What it
+// reads is bounded too: past the manifest, no more tar data than the
+// declared files and their headers need (see streamAllowance), so a
+// decompression bomb ends with an error, and the zstd decoder's window is
+// capped at maxZstdWindow.
 //
 // Import holds the data directory's lock while it writes, like an indexer,
 // so the two never clear each other's temporary directories.
@@ -72,8 +89,13 @@ func Import(ctx context.Context, r io.Reader, dataDir string, opts ImportOptions
 		return nil, err
 	}
 	defer closeSrc()
-	tr := tar.NewReader(&ctxReader{ctx: ctx, r: src})
-	id, raw, m, err := readManifest(tr)
+	stream := &boundedReader{r: &ctxReader{ctx: ctx, r: src}}
+	tr := tar.NewReader(stream)
+	id, raw, m, err := readManifest(tr, stream)
+	if err != nil {
+		return nil, err
+	}
+	total, err := declaredTotal(m)
 	if err != nil {
 		return nil, err
 	}
@@ -92,6 +114,10 @@ func Import(ctx context.Context, r io.Reader, dataDir string, opts ImportOptions
 	if err := checkAbsent(dataDir, id); err != nil {
 		return nil, err
 	}
+	// After RemoveLeftovers, which may have freed space.
+	if err := checkSpace(dataDir, id, total+int64(len(raw))); err != nil {
+		return nil, err
+	}
 	w, err := snapshot.Create(dataDir, id)
 	if err != nil {
 		return nil, err
@@ -101,6 +127,7 @@ func Import(ctx context.Context, r io.Reader, dataDir string, opts ImportOptions
 			err = errors.Join(err, w.Abort())
 		}
 	}()
+	allowFiles(stream, m, total)
 	if err := extract(tr, w.Dir(), id, m, res); err != nil {
 		return nil, err
 	}
@@ -117,17 +144,25 @@ func Import(ctx context.Context, r io.Reader, dataDir string, opts ImportOptions
 	return res, nil
 }
 
+// maxZstdWindow caps the memory the zstd decoder may use for its window
+// (history buffer). Export writes 8 MiB windows; the zstd command's levels
+// up to 19 use at most 8 MiB, --long 128 MiB.
+const maxZstdWindow = 64 << 20
+
 // decompress detects zstd and gzip by their magic numbers.
 func decompress(r io.Reader) (io.Reader, string, func(), error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	magic, _ := br.Peek(4)
 	switch {
 	case bytes.HasPrefix(magic, zstdMagic):
-		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(64<<20))
+		// MaxMemory too: it defaults to 64 GiB, and a frame declaring a
+		// single segment sizes its window by the frame's content size.
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1),
+			zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderMaxMemory(maxZstdWindow))
 		if err != nil {
 			return nil, "", nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 		}
-		return zr, "zstd", zr.Close, nil
+		return zstdReader{zr}, "zstd", zr.Close, nil
 	case bytes.HasPrefix(magic, []byte{0x1f, 0x8b}):
 		zr, err := gzip.NewReader(br)
 		if err != nil {
@@ -138,8 +173,25 @@ func decompress(r io.Reader) (io.Reader, string, func(), error) {
 	return br, "none", func() {}, nil
 }
 
-// readManifest reads the archive up to and including its manifest.
-func readManifest(tr *tar.Reader) (id string, raw []byte, m *format.Manifest, err error) {
+// zstdReader says in words what a window over maxZstdWindow means.
+type zstdReader struct{ d *zstd.Decoder }
+
+func (z zstdReader) Read(p []byte) (int, error) {
+	n, err := z.d.Read(p)
+	if errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded) {
+		err = fmt.Errorf("%w: the zstd stream needs a window over the %d MiB import allows (compressed with zstd --long?): recompress it without --long, or export it again: %w",
+			ErrCorrupt, maxZstdWindow>>20, err)
+	}
+	return n, err
+}
+
+// readManifest reads the archive up to and including its manifest, which
+// must come within streamSlack bytes and be at most maxManifestBytes.
+func readManifest(tr *tar.Reader, stream *boundedReader) (id string, raw []byte, m *format.Manifest, err error) {
+	notFound := func(read int64) error {
+		return fmt.Errorf("%w: no %s in the first %d bytes: not a snapshot archive (write archives with vaultgraph snapshot export)", ErrCorrupt, format.ManifestFile, read)
+	}
+	stream.allow(streamSlack, notFound)
 	for {
 		hdr, err := next(tr)
 		if errors.Is(err, io.EOF) {
@@ -152,12 +204,13 @@ func readManifest(tr *tar.Reader) (id string, raw []byte, m *format.Manifest, er
 			continue
 		}
 		id, rel, ok := splitEntry(hdr.Name)
-		if !ok || rel != format.ManifestFile || !isRegular(hdr) {
+		if !ok || rel != format.ManifestFile || notRegular(hdr) != "" {
 			return "", nil, nil, fmt.Errorf("%w: the first file is %q, want <id>/%s: write archives with vaultgraph snapshot export", ErrCorrupt, hdr.Name, format.ManifestFile)
 		}
 		if hdr.Size > maxManifestBytes {
 			return "", nil, nil, fmt.Errorf("%w: %s is %d bytes, over the %d-byte limit", ErrCorrupt, hdr.Name, hdr.Size, maxManifestBytes)
 		}
+		stream.allow(blockPadded(hdr.Size), notFound)
 		raw, err := io.ReadAll(tr)
 		if err != nil {
 			return "", nil, nil, fmt.Errorf("%w: read %s: %w", ErrCorrupt, hdr.Name, err)
@@ -181,7 +234,10 @@ func readManifest(tr *tar.Reader) (id string, raw []byte, m *format.Manifest, er
 	}
 }
 
-// extract streams every file entry after the manifest into dir.
+// extract streams every file entry after the manifest into dir. Each
+// entry's header is checked against the manifest before any of its bytes
+// are read: a regular file, declared, not seen before, of the declared
+// size.
 func extract(tr *tar.Reader, dir, id string, m *format.Manifest, res *ImportResult) error {
 	seen := make(map[string]bool, len(m.Files))
 	for {
@@ -202,17 +258,17 @@ func extract(tr *tar.Reader, dir, id string, m *format.Manifest, res *ImportResu
 		if hdr.Typeflag == tar.TypeDir {
 			continue
 		}
-		if !isRegular(hdr) {
-			return fmt.Errorf("%w: entry %q is not a regular file (type %q)", ErrCorrupt, hdr.Name, hdr.Typeflag)
+		if what := notRegular(hdr); what != "" {
+			return fmt.Errorf("%w: entry %q is not a regular file (%s)", ErrCorrupt, hdr.Name, what)
 		}
 		want, listed := m.Files[rel]
 		switch {
 		case !listed:
-			return fmt.Errorf("%w: %s is not in the manifest", ErrCorrupt, rel)
+			return fmt.Errorf("%w: %s (%d bytes) is not in the manifest", ErrCorrupt, rel, hdr.Size)
 		case seen[rel]:
 			return fmt.Errorf("%w: %s appears twice", ErrCorrupt, rel)
 		case hdr.Size != want.Size:
-			return fmt.Errorf("%w: %s is %d bytes, the manifest says %d", ErrCorrupt, rel, hdr.Size, want.Size)
+			return fmt.Errorf("%w: %s is %d bytes in the archive, the manifest declares %d", ErrCorrupt, rel, hdr.Size, want.Size)
 		}
 		seen[rel] = true
 		if err := writeChecked(tr, dir, rel, want); err != nil {
@@ -234,10 +290,10 @@ func extract(tr *tar.Reader, dir, id string, m *format.Manifest, res *ImportResu
 	return nil
 }
 
-// writeChecked creates dir/rel, never overwriting, and fills it from r,
-// checking size and sha256. The caller has checked rel with validRel, and
-// dir is a fresh directory holding only what writeChecked created, so no
-// symlink can redirect the write.
+// writeChecked creates dir/rel, never overwriting, and fills it from r
+// with at most want.Size bytes, checking size and sha256. The caller has
+// checked rel with validRel, and dir is a fresh directory holding only
+// what writeChecked created, so no symlink can redirect the write.
 func writeChecked(r io.Reader, dir, rel string, want format.FileInfo) error {
 	p := filepath.Join(dir, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -251,13 +307,15 @@ func writeChecked(r io.Reader, dir, rel string, want format.FileInfo) error {
 		return fmt.Errorf("import %s: %w", rel, err)
 	}
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(f, h), r)
+	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(r, want.Size))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("%w: truncated in %s", ErrCorrupt, rel)
+	case errors.Is(err, ErrCorrupt):
+		return fmt.Errorf("in %s: %w", rel, err)
 	case err != nil:
 		return fmt.Errorf("import %s: %w", rel, err)
 	case n != want.Size:
@@ -275,7 +333,7 @@ func next(tr *tar.Reader) (*tar.Header, error) {
 	switch {
 	case errors.Is(err, io.EOF):
 		return nil, io.EOF
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), errors.Is(err, ErrCorrupt):
 		return nil, err
 	case err != nil:
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
@@ -283,8 +341,45 @@ func next(tr *tar.Reader) (*tar.Header, error) {
 	return hdr, nil
 }
 
-func isRegular(hdr *tar.Header) bool {
-	return hdr.Typeflag == tar.TypeReg || hdr.Typeflag == tar.TypeRegA //nolint:staticcheck // old tars
+// notRegular says what an entry is when it is not a plain regular file
+// (a link, a device, a sparse file), and "" when it is one. Export writes
+// only plain regular files.
+func notRegular(hdr *tar.Header) string {
+	switch hdr.Typeflag {
+	case tar.TypeReg, tar.TypeRegA: //nolint:staticcheck // old tars
+	case tar.TypeSymlink:
+		return fmt.Sprintf("a symbolic link to %q", hdr.Linkname)
+	case tar.TypeLink:
+		return fmt.Sprintf("a hard link to %q", hdr.Linkname)
+	case tar.TypeChar, tar.TypeBlock:
+		return "a device"
+	case tar.TypeFifo:
+		return "a named pipe"
+	case tar.TypeGNUSparse:
+		return "a sparse file"
+	default:
+		return fmt.Sprintf("type %q", hdr.Typeflag)
+	}
+	// A PAX sparse file is a regular entry whose holes the tar reader
+	// fills in: more bytes than the archive holds.
+	for k := range hdr.PAXRecords {
+		if strings.HasPrefix(k, "GNU.sparse.") {
+			return "a sparse file"
+		}
+	}
+	return ""
+}
+
+// checkSpace refuses a snapshot of need bytes that the file system of
+// dataDir has no room for, so that an archive declaring more than fits
+// fails before it fills the disk. Where free space cannot be known, the
+// write fails when the disk is full instead, and Import cleans up then.
+func checkSpace(dataDir, id string, need int64) error {
+	free, ok := freeBytes(dataDir)
+	if !ok || uint64(need) <= free {
+		return nil
+	}
+	return fmt.Errorf("%w: snapshot %s needs %d bytes, %s has %d bytes free; nothing was imported", ErrNoSpace, id, need, dataDir, free)
 }
 
 // checkAbsent refuses an id already present in dataDir, as a snapshot or
