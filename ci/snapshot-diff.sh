@@ -16,7 +16,8 @@
 # Environment:
 #   VAULTGRAPH  the vaultgraph binary (default: vaultgraph on PATH)
 #   FAIL_ON     conditions that fail the check, comma-separated:
-#               removed-edges, new-unresolved, new-warnings, model-change
+#               removed-edges, new-unresolved, new-warnings, model-change,
+#               changed-edges (an edge's properties changed)
 #   INDEX_ARGS  extra flags for `vaultgraph index` (e.g. "--ignore Templates/")
 #
 # Exit status: 0, or 3 when a FAIL_ON condition holds (diff.md is written

@@ -17,20 +17,22 @@ const exitDiffFailed = 3
 func diffCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "diff",
-		Usage:     "show what changed between two snapshots (notes, edges, unresolved links, warnings, model)",
+		Usage:     "show what changed between two snapshots (notes, edges and their properties, unresolved links, warnings, model)",
 		ArgsUsage: "[A [B]]",
 		Description: `A and B are snapshot ids, id prefixes or "latest" in --data (B in --to-data
 when given), or paths of snapshot directories. With one argument B is the
 newest snapshot; with none, the newest is compared with the one before it.
 
---fail-on removed-edges,new-unresolved,new-warnings,model-change makes the
-command exit 3 when one of those changes is present (after printing the diff),
-for CI gates. Exit 1 means the diff could not be made, 2 bad usage.`,
+--fail-on removed-edges,new-unresolved,new-warnings,model-change,changed-edges
+makes the command exit 3 when one of those changes is present (after printing
+the diff), for CI gates; changed-edges is an edge whose properties changed
+({critical: true} became {critical: false}). Exit 1 means the diff could not
+be made, 2 bad usage.`,
 		Flags: []cli.Flag{
 			optionalDataFlag(),
 			&cli.StringFlag{Name: "to-data", Usage: "data directory of B, when it is not --data (another machine's copy)"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: diff.FormatText, Usage: "text, markdown or json"},
-			&cli.StringSliceFlag{Name: "fail-on", Usage: "exit 3 when any of these holds: removed-edges, new-unresolved, new-warnings, model-change"},
+			&cli.StringSliceFlag{Name: "fail-on", Usage: "exit 3 when any of these holds: removed-edges, new-unresolved, new-warnings, model-change, changed-edges"},
 			&cli.IntFlag{Name: "limit", Value: diff.DefaultLimit, Usage: "items shown per list in text and markdown (json shows all)"},
 		},
 		Action: runDiff,

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/snapshot"
@@ -25,11 +26,13 @@ type noteRow struct {
 }
 
 type edgeRow struct {
-	Source     string `parquet:"source"`
-	Target     string `parquet:"target"`
-	Type       string `parquet:"type"`
-	Sign       int32  `parquet:"sign"`
-	Unresolved bool   `parquet:"unresolved"`
+	ID         string            `parquet:"id"`
+	Source     string            `parquet:"source"`
+	Target     string            `parquet:"target"`
+	Type       string            `parquet:"type"`
+	Sign       int32             `parquet:"sign"`
+	Properties []format.Property `parquet:"properties,list"`
+	Unresolved bool              `parquet:"unresolved"`
 }
 
 type chunkRow struct {
@@ -246,38 +249,34 @@ func compareEdges(a, b []edgeRow, rename map[string]string, r *Report) {
 		}
 		return id
 	}
-	key := func(e edgeRow, mapIDs bool) Edge {
-		t := e.Type
-		if e.Sign < 0 {
-			t = "-" + t
-		}
-		if mapIDs {
-			return Edge{Type: t, Source: moved(e.Source), Target: moved(e.Target)}
-		}
-		return Edge{Type: t, Source: e.Source, Target: e.Target}
-	}
-	var resolvedA, resolvedB, unresolvedA, unresolvedB []Edge
+	var resolvedA, resolvedB, unresolvedA, unresolvedB []edgeItem
 	for _, e := range a {
-		k := key(e, true)
+		it := itemOf(e)
+		it.key.Source = moved(it.key.Source)
 		if e.Unresolved {
-			k.Target = e.Target // link text, not a note id
-			unresolvedA = append(unresolvedA, k)
+			unresolvedA = append(unresolvedA, it) // Target is link text, not a note id
 		} else {
-			resolvedA = append(resolvedA, k)
+			it.key.Target = moved(it.key.Target)
+			resolvedA = append(resolvedA, it)
 		}
 	}
 	for _, e := range b {
 		if e.Unresolved {
-			unresolvedB = append(unresolvedB, key(e, false))
+			unresolvedB = append(unresolvedB, itemOf(e))
 		} else {
-			resolvedB = append(resolvedB, key(e, false))
+			resolvedB = append(resolvedB, itemOf(e))
 		}
 	}
-	r.Edges.Added, r.Edges.Removed = multisetDiff(resolvedA, resolvedB)
-	r.Unresolved.Gained, r.Unresolved.Lost = multisetDiff(unresolvedA, unresolvedB)
+	var changed, changedUnresolved []EdgeChange
+	r.Edges.Added, r.Edges.Removed, changed = matchEdges(resolvedA, resolvedB, false)
+	r.Unresolved.Gained, r.Unresolved.Lost, changedUnresolved = matchEdges(unresolvedA, unresolvedB, true)
 	for _, l := range [][]Edge{r.Edges.Added, r.Edges.Removed, r.Unresolved.Gained, r.Unresolved.Lost} {
 		sortEdges(l)
 	}
+	for _, l := range [][]EdgeChange{changed, changedUnresolved} {
+		sort.SliceStable(l, func(i, j int) bool { return edgeLess(l[i].edge(), l[j].edge()) })
+	}
+	r.Edges.Changed = append(changed, changedUnresolved...)
 	counts := map[string]*TypeCount{}
 	for _, e := range r.Edges.Added {
 		typeCount(counts, e.Type).Added++
@@ -285,10 +284,116 @@ func compareEdges(a, b []edgeRow, rename map[string]string, r *Report) {
 	for _, e := range r.Edges.Removed {
 		typeCount(counts, e.Type).Removed++
 	}
+	for _, e := range r.Edges.Changed {
+		typeCount(counts, e.Type).Changed++
+	}
 	r.Edges.ByType = []TypeCount{}
 	for _, t := range sortedKeys(counts) {
 		r.Edges.ByType = append(r.Edges.ByType, *counts[t])
 	}
+}
+
+// edgeItem is one edge as compared: type (with its sign), source and
+// target, and what tells apart edges that share those.
+type edgeItem struct {
+	key   Edge
+	id    string
+	props []format.Property
+	sig   string // propertySignature(props)
+}
+
+func itemOf(e edgeRow) edgeItem {
+	t := e.Type
+	if e.Sign < 0 {
+		t = "-" + t
+	}
+	return edgeItem{key: Edge{Type: t, Source: e.Source, Target: e.Target}, id: e.ID, props: e.Properties, sig: propertySignature(e.Properties)}
+}
+
+// matchEdges pairs the edges of a and b with the same type, source and
+// target, and reports the pairs whose properties differ as changed. Of
+// several edges sharing those three (a typed edge written more than once),
+// those with the same properties pair first, then those with the same id
+// (a pinned id, or the same ordinal), then the rest in written order; the
+// surplus on one side is added or removed.
+func matchEdges(a, b []edgeItem, unresolved bool) (added, removed []Edge, changed []EdgeChange) {
+	groupA, groupB := map[Edge][]edgeItem{}, map[Edge][]edgeItem{}
+	var keys []Edge
+	for _, it := range a {
+		if groupA[it.key] == nil {
+			keys = append(keys, it.key)
+		}
+		groupA[it.key] = append(groupA[it.key], it)
+	}
+	for _, it := range b {
+		if groupA[it.key] == nil && groupB[it.key] == nil {
+			keys = append(keys, it.key)
+		}
+		groupB[it.key] = append(groupB[it.key], it)
+	}
+	added, removed, changed = []Edge{}, []Edge{}, []EdgeChange{}
+	for _, k := range keys {
+		_, xs, ys := pairBy(groupA[k], groupB[k], func(it edgeItem) string { return it.sig })
+		pairs, xs, ys := pairBy(xs, ys, func(it edgeItem) string { return it.id })
+		n := min(len(xs), len(ys))
+		for i := range n {
+			pairs = append(pairs, [2]edgeItem{xs[i], ys[i]})
+		}
+		for _, p := range pairs {
+			if props := propertyChanges(p[0].props, p[1].props); len(props) > 0 {
+				changed = append(changed, EdgeChange{Type: k.Type, Source: k.Source, Target: k.Target, Unresolved: unresolved, Properties: props})
+			}
+		}
+		for range ys[n:] {
+			added = append(added, k)
+		}
+		for range xs[n:] {
+			removed = append(removed, k)
+		}
+	}
+	return added, removed, changed
+}
+
+// pairBy pairs the elements of xs and ys with equal keys, each element
+// once, in order. It returns the pairs and what is left of xs and ys, in
+// order.
+func pairBy(xs, ys []edgeItem, key func(edgeItem) string) (pairs [][2]edgeItem, restX, restY []edgeItem) {
+	waiting := map[string][]int{}
+	for j, y := range ys {
+		waiting[key(y)] = append(waiting[key(y)], j)
+	}
+	used := make([]bool, len(ys))
+	for _, x := range xs {
+		k := key(x)
+		q := waiting[k]
+		if len(q) == 0 {
+			restX = append(restX, x)
+			continue
+		}
+		waiting[k] = q[1:]
+		used[q[0]] = true
+		pairs = append(pairs, [2]edgeItem{x, ys[q[0]]})
+	}
+	for j, y := range ys {
+		if !used[j] {
+			restY = append(restY, y)
+		}
+	}
+	return pairs, restX, restY
+}
+
+// propertySignature identifies a property list by what propertyChanges
+// compares: every key with its values, in key order.
+func propertySignature(props []format.Property) string {
+	values := propertyValues(props)
+	var b strings.Builder
+	for _, k := range sortedKeys(values) {
+		b.WriteString(k)
+		b.WriteByte(0)
+		b.WriteString(values[k].raw)
+		b.WriteByte(0)
+	}
+	return b.String()
 }
 
 func typeCount(m map[string]*TypeCount, t string) *TypeCount {
@@ -299,16 +404,18 @@ func typeCount(m map[string]*TypeCount, t string) *TypeCount {
 }
 
 func sortEdges(es []Edge) {
-	sort.Slice(es, func(i, j int) bool {
-		a, b := es[i], es[j]
-		if a.Type != b.Type {
-			return a.Type < b.Type
-		}
-		if a.Source != b.Source {
-			return a.Source < b.Source
-		}
-		return a.Target < b.Target
-	})
+	sort.Slice(es, func(i, j int) bool { return edgeLess(es[i], es[j]) })
+}
+
+// edgeLess orders edges by type, source and target.
+func edgeLess(a, b Edge) bool {
+	if a.Type != b.Type {
+		return a.Type < b.Type
+	}
+	if a.Source != b.Source {
+		return a.Source < b.Source
+	}
+	return a.Target < b.Target
 }
 
 func compareWarnings(a, b []format.Warning, rename map[string]string, r *Report) {

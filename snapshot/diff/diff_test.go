@@ -13,16 +13,18 @@ import (
 
 // vault builds one side of a comparison from notes given as path ->
 // signature, edges as "source type target" (target "?text" for an
-// unresolved link), and warnings as "file kind message".
+// unresolved link) with the properties edgeProps has for the edge's
+// index, and warnings as "file kind message".
 type vault struct {
-	notes    map[string]string
-	edges    []string
-	chunks   map[string][]string
-	props    map[string][]format.Property
-	labels   map[string][]string
-	tags     map[string][]string
-	warnings []string
-	embedder *format.Embedder
+	notes     map[string]string
+	edges     []string
+	edgeProps map[int][]format.Property
+	chunks    map[string][]string
+	props     map[string][]format.Property
+	labels    map[string][]string
+	tags      map[string][]string
+	warnings  []string
+	embedder  *format.Embedder
 }
 
 func (v vault) side(id string) *side {
@@ -31,9 +33,12 @@ func (v vault) side(id string) *side {
 		s.Notes = append(s.Notes, noteRow{ID: p, Path: p, Title: strings.TrimSuffix(p, ".md"), Signature: v.notes[p],
 			Properties: v.props[p], Labels: v.labels[p], Tags: v.tags[p]})
 	}
-	for _, e := range v.edges {
+	for i, e := range v.edges {
 		f := strings.Fields(e)
-		row := edgeRow{Source: f[0], Type: f[1], Target: f[2], Sign: 1}
+		row := edgeRow{Source: f[0], Type: f[1], Target: f[2], Sign: 1, Properties: v.edgeProps[i]}
+		if p, ok := format.Lookup(row.Properties, "id"); ok {
+			row.ID = p.Text()
+		}
 		if strings.HasPrefix(row.Target, "?") {
 			row.Target, row.Unresolved = row.Target[1:], true
 			s.Notes = append(s.Notes, noteRow{ID: row.Target, Stub: true})
@@ -94,7 +99,7 @@ func TestCompare(t *testing.T) {
 			eq(t, "removed", r.Notes.Removed, []string{"c.md"})
 			eq(t, "edges removed", r.Edges.Removed, []Edge{{"knows", "b.md", "c.md"}})
 			eq(t, "unresolved lost", r.Unresolved.Lost, []Edge{{"links_to", "c.md", "Missing"}})
-			eq(t, "by type", r.Edges.ByType, []TypeCount{{"knows", 0, 1}})
+			eq(t, "by type", r.Edges.ByType, []TypeCount{{"knows", 0, 1, 0}})
 		}, []Condition{RemovedEdges}},
 		{"rename is only a rename", base, vault{
 			notes: map[string]string{"a.md": "A", "b.md": "B", "sub/c2.md": "C"},
@@ -155,6 +160,94 @@ func TestCompare(t *testing.T) {
 				t.Errorf("title changed: %+v", c.Title)
 			}
 		}, nil},
+		{"edge property changed", vault{
+			notes:     base.notes,
+			edges:     []string{"a.md depends_on b.md", "a.md links_to b.md"},
+			edgeProps: map[int][]format.Property{0: {prop("critical", "bool", "true"), prop("since", "int", "2020")}},
+		}, vault{
+			notes:     map[string]string{"a.md": "A2", "b.md": "B", "c.md": "C"},
+			edges:     []string{"a.md depends_on b.md", "a.md links_to b.md"},
+			edgeProps: map[int][]format.Property{0: {prop("owner", "string", `"Erin"`), prop("critical", "bool", "false")}},
+		}, func(t *testing.T, r *Report) {
+			eq(t, "changed", r.Edges.Changed, []EdgeChange{{Type: "depends_on", Source: "a.md", Target: "b.md", Properties: []PropertyChange{
+				{Key: "critical", Change: PropertyChanged, Before: "true", After: "false"},
+				{Key: "owner", Change: PropertyAdded, After: "Erin"},
+				{Key: "since", Change: PropertyRemoved, Before: "2020"},
+			}}})
+			eq(t, "added", r.Edges.Added, []Edge{})
+			eq(t, "removed", r.Edges.Removed, []Edge{})
+			eq(t, "by type", r.Edges.ByType, []TypeCount{{"depends_on", 0, 0, 1}})
+			eq(t, "summary", r.Summary(), "1 notes changed, 1 edges changed")
+		}, []Condition{ChangedEdges}},
+		{"edge properties reordered", vault{
+			notes:     base.notes,
+			edges:     []string{"a.md depends_on b.md"},
+			edgeProps: map[int][]format.Property{0: {prop("critical", "bool", "true"), prop("since", "int", "2020")}},
+		}, vault{
+			notes:     base.notes,
+			edges:     []string{"a.md depends_on b.md"},
+			edgeProps: map[int][]format.Property{0: {prop("since", "int", "2020"), prop("critical", "bool", "true")}},
+		}, func(t *testing.T, r *Report) {
+			if !r.Empty() {
+				t.Errorf("reordering an edge's properties is a change: %+v", r.Edges)
+			}
+		}, nil},
+		{"repeated edges pair by properties, then id, then order", vault{
+			notes: base.notes,
+			edges: []string{"a.md knows b.md", "a.md knows b.md", "a.md knows b.md", "b.md knows c.md", "b.md knows c.md", "b.md knows c.md"},
+			edgeProps: map[int][]format.Property{
+				0: {prop("n", "int", "1")}, 1: {prop("n", "int", "2")}, 2: {prop("n", "int", "3")},
+				3: {prop("id", "string", `"x"`), prop("w", "int", "1")}, 4: {prop("id", "string", `"y"`), prop("w", "int", "2")},
+			},
+		}, vault{
+			notes: base.notes,
+			// a->b: n=2 gone, n=3 and n=1 swapped: one removed, nothing changed.
+			// b->c: pinned ids swap places and both change; the third edge
+			// gets a property.
+			edges: []string{"a.md knows b.md", "a.md knows b.md", "b.md knows c.md", "b.md knows c.md", "b.md knows c.md"},
+			edgeProps: map[int][]format.Property{
+				0: {prop("n", "int", "3")}, 1: {prop("n", "int", "1")},
+				2: {prop("id", "string", `"y"`), prop("w", "int", "20")}, 3: {prop("id", "string", `"x"`), prop("w", "int", "10")},
+				4: {prop("w", "int", "3")},
+			},
+		}, func(t *testing.T, r *Report) {
+			eq(t, "removed", r.Edges.Removed, []Edge{{"knows", "a.md", "b.md"}})
+			eq(t, "added", r.Edges.Added, []Edge{})
+			var got []string
+			for _, c := range r.Edges.Changed {
+				for _, p := range c.Properties {
+					got = append(got, c.Source+" "+p.Key+" "+p.Before+"->"+p.After)
+				}
+			}
+			slices.Sort(got)
+			eq(t, "changed", got, []string{"b.md w ->3", "b.md w 1->10", "b.md w 2->20"})
+		}, []Condition{RemovedEdges, ChangedEdges}},
+		{"edge property changed with a rename", vault{
+			notes:     base.notes,
+			edges:     []string{"b.md knows c.md"},
+			edgeProps: map[int][]format.Property{0: {prop("since", "int", "2020")}},
+		}, vault{
+			notes:     map[string]string{"a.md": "A", "b.md": "B2", "sub/c.md": "C"},
+			edges:     []string{"b.md knows sub/c.md"},
+			edgeProps: map[int][]format.Property{0: {prop("since", "int", "2021")}},
+		}, func(t *testing.T, r *Report) {
+			eq(t, "changed", r.Edges.Changed, []EdgeChange{{Type: "knows", Source: "b.md", Target: "sub/c.md",
+				Properties: []PropertyChange{{Key: "since", Change: PropertyChanged, Before: "2020", After: "2021"}}}})
+			eq(t, "edges", len(r.Edges.Added)+len(r.Edges.Removed), 0)
+		}, []Condition{ChangedEdges}},
+		{"unresolved link property changed", vault{
+			notes:     base.notes,
+			edges:     []string{"a.md depends_on ?Missing"},
+			edgeProps: map[int][]format.Property{0: {prop("critical", "bool", "true")}},
+		}, vault{
+			notes:     base.notes,
+			edges:     []string{"a.md depends_on ?Missing"},
+			edgeProps: map[int][]format.Property{0: {prop("critical", "bool", "false")}},
+		}, func(t *testing.T, r *Report) {
+			eq(t, "changed", r.Edges.Changed, []EdgeChange{{Type: "depends_on", Source: "a.md", Target: "Missing", Unresolved: true,
+				Properties: []PropertyChange{{Key: "critical", Change: PropertyChanged, Before: "true", After: "false"}}}})
+			eq(t, "unresolved", len(r.Unresolved.Gained)+len(r.Unresolved.Lost), 0)
+		}, []Condition{ChangedEdges}},
 		{"warnings gained, not moved", vault{notes: base.notes, warnings: []string{"a.md invalid-yaml bad frontmatter", "c.md binary holds NUL"}},
 			vault{notes: map[string]string{"a.md": "A2", "b.md": "B", "c.md": "C"}, warnings: []string{"a.md invalid-yaml bad frontmatter", "b.md invalid-utf8 bytes replaced"}},
 			func(t *testing.T, r *Report) {
@@ -241,6 +334,49 @@ func TestRenderShapes(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
 	}
+}
+
+// TestRenderEdgeChanges checks every format shows an edge's property
+// changes.
+func TestRenderEdgeChanges(t *testing.T) {
+	notes := map[string]string{"Projects/Search.md": "S", "Projects/Crawler.md": "C"}
+	edge := []string{"Projects/Search.md depends_on Projects/Crawler.md"}
+	r := compare(vault{notes: notes, edges: edge, edgeProps: map[int][]format.Property{0: {prop("critical", "bool", "true")}}}.side("A"),
+		vault{notes: notes, edges: edge, edgeProps: map[int][]format.Property{0: {prop("critical", "bool", "false"), prop("owner", "string", `"Erin"`)}}}.side("B"))
+	var text, md, js bytes.Buffer
+	r.Render(&text, FormatText, 0)
+	r.Render(&md, FormatMarkdown, 0)
+	r.Render(&js, FormatJSON, 0)
+	for _, want := range []string{
+		"snapshot diff A -> B: 1 edges changed\n",
+		"edges by type\n  depends_on               +0 -0 ~1\n",
+		"edges changed (1)\n  ~ Projects/Search.md -[depends_on]-> Projects/Crawler.md\n      property critical: true -> false\n      property owner: added Erin\n",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	for _, want := range []string{
+		"| edges | 0 | 0 |", "1 edges with changed properties.", "| type | added | removed | changed |", "| `depends_on` | 0 | 0 | 1 |",
+		"<details><summary>Edges changed (1)</summary>\n\n- `Projects/Search.md` —`depends_on`→ `Projects/Crawler.md`\n  - property critical: true -> false\n  - property owner: added Erin\n",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	var back struct {
+		Edges struct {
+			Changed []map[string]any `json:"changed"`
+		} `json:"edges"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	want := []map[string]any{{"type": "depends_on", "source": "Projects/Search.md", "target": "Projects/Crawler.md", "properties": []any{
+		map[string]any{"key": "critical", "change": "changed", "before": "true", "after": "false"},
+		map[string]any{"key": "owner", "change": "added", "after": "Erin"},
+	}}}
+	eq(t, "json edges.changed", back.Edges.Changed, want)
 }
 
 func TestCode(t *testing.T) {

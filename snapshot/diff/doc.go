@@ -1,8 +1,9 @@
 // Package diff compares two snapshots of a vault and says what changed in
 // the vault's words: notes added, removed, renamed (the same content at a
 // new path) and changed (which properties, labels, tags, aliases, chunks);
-// edges added and removed, by type; unresolved links gained and lost;
-// warnings gained and resolved; and a change of embedding model.
+// edges added and removed, by type, and edges whose properties changed;
+// unresolved links gained and lost; warnings gained and resolved; and a
+// change of embedding model.
 //
 // Compare reads only the tables and manifests of the two snapshots, which
 // may come from different data directories. A Report renders as text (for

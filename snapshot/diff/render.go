@@ -62,6 +62,7 @@ func (r *Report) Summary() string {
 	add(len(n.Changed), "notes changed")
 	add(len(r.Edges.Added), "edges added")
 	add(len(r.Edges.Removed), "edges removed")
+	add(len(r.Edges.Changed), "edges changed")
 	add(len(r.Unresolved.Gained), "unresolved links gained")
 	add(len(r.Unresolved.Lost), "unresolved links lost")
 	add(len(r.Warnings.Gained), "new warnings")
@@ -108,11 +109,24 @@ func (r *Report) text(w *bufio.Writer, limit int) {
 	if len(r.Edges.ByType) > 0 {
 		fmt.Fprintf(w, "\nedges by type\n")
 		for _, t := range r.Edges.ByType {
-			fmt.Fprintf(w, "  %-24s +%d -%d\n", t.Type, t.Added, t.Removed)
+			fmt.Fprintf(w, "  %-24s +%d -%d", t.Type, t.Added, t.Removed)
+			if t.Changed > 0 {
+				fmt.Fprintf(w, " ~%d", t.Changed)
+			}
+			fmt.Fprintln(w)
 		}
 	}
 	section("edges added", len(r.Edges.Added), func(i int) string { return "+ " + edgeText(r.Edges.Added[i]) })
 	section("edges removed", len(r.Edges.Removed), func(i int) string { return "- " + edgeText(r.Edges.Removed[i]) })
+	section("edges changed", len(r.Edges.Changed), func(i int) string {
+		c := r.Edges.Changed[i]
+		var b strings.Builder
+		b.WriteString("~ " + changedEdgeText(c))
+		for _, line := range propertyLines(c.Properties) {
+			b.WriteString("\n      " + line)
+		}
+		return b.String()
+	})
 	section("unresolved links gained", len(r.Unresolved.Gained), func(i int) string { return "+ " + edgeText(r.Unresolved.Gained[i]) })
 	section("unresolved links lost", len(r.Unresolved.Lost), func(i int) string { return "- " + edgeText(r.Unresolved.Lost[i]) })
 	section("new warnings", len(r.Warnings.Gained), func(i int) string { return "+ " + warningText(r.Warnings.Gained[i]) })
@@ -141,16 +155,7 @@ func changeLines(c NoteChange) []string {
 	set("labels", c.Labels)
 	set("tags", c.Tags)
 	set("aliases", c.Aliases)
-	for _, p := range c.Properties {
-		switch p.Change {
-		case PropertyAdded:
-			out = append(out, fmt.Sprintf("property %s: added %s", p.Key, p.After))
-		case PropertyRemoved:
-			out = append(out, fmt.Sprintf("property %s: removed (was %s)", p.Key, p.Before))
-		default:
-			out = append(out, fmt.Sprintf("property %s: %s -> %s", p.Key, p.Before, p.After))
-		}
-	}
+	out = append(out, propertyLines(c.Properties)...)
 	if ch := c.Chunks; ch != nil {
 		out = append(out, fmt.Sprintf("chunks: %d -> %d (%d new, %d gone)", ch.Before, ch.After, ch.Added, ch.Removed))
 	}
@@ -160,7 +165,31 @@ func changeLines(c NoteChange) []string {
 	return out
 }
 
+// propertyLines describes property changes, one line each.
+func propertyLines(props []PropertyChange) []string {
+	var out []string
+	for _, p := range props {
+		switch p.Change {
+		case PropertyAdded:
+			out = append(out, fmt.Sprintf("property %s: added %s", p.Key, p.After))
+		case PropertyRemoved:
+			out = append(out, fmt.Sprintf("property %s: removed (was %s)", p.Key, p.Before))
+		default:
+			out = append(out, fmt.Sprintf("property %s: %s -> %s", p.Key, p.Before, p.After))
+		}
+	}
+	return out
+}
+
 func edgeText(e Edge) string { return e.Source + " -[" + e.Type + "]-> " + e.Target }
+
+// changedEdgeText is edgeText, marking a link to no note as unresolved.
+func changedEdgeText(c EdgeChange) string {
+	if c.Unresolved {
+		return edgeText(c.edge()) + " (unresolved)"
+	}
+	return edgeText(c.edge())
+}
 
 func warningText(w format.Warning) string {
 	loc := w.File
@@ -198,6 +227,9 @@ func (r *Report) markdown(w *bufio.Writer, limit int) {
 	if len(n.Renamed)+len(n.Changed) > 0 {
 		fmt.Fprintf(w, "\n%d notes renamed, %d changed.\n", len(n.Renamed), len(n.Changed))
 	}
+	if len(r.Edges.Changed) > 0 {
+		fmt.Fprintf(w, "\n%d edges with changed properties.\n", len(r.Edges.Changed))
+	}
 	if e := r.Embedder; e != nil {
 		fmt.Fprintf(w, "\n> [!WARNING]\n> Embedding model changed: %s → %s. Every vector is recomputed.\n",
 			mdEscape(describeEmbedder(e.Before)), mdEscape(describeEmbedder(e.After)))
@@ -226,19 +258,48 @@ func (r *Report) markdown(w *bufio.Writer, limit int) {
 		}
 		return code(c.Note) + "\n" + strings.Join(lines, "\n")
 	})
-	if len(r.Edges.ByType) > 0 {
-		fmt.Fprintf(w, "\n**Edges by type**\n\n| type | added | removed |\n|---|---:|---:|\n")
-		for _, t := range r.Edges.ByType {
-			fmt.Fprintf(w, "| %s | %d | %d |\n", code(t.Type), t.Added, t.Removed)
-		}
-	}
+	r.markdownByType(w)
 	edge := func(e Edge) string { return code(e.Source) + " —" + code(e.Type) + "→ " + code(e.Target) }
 	details("Edges added", len(r.Edges.Added), func(i int) string { return edge(r.Edges.Added[i]) })
 	details("Edges removed", len(r.Edges.Removed), func(i int) string { return edge(r.Edges.Removed[i]) })
+	details("Edges changed", len(r.Edges.Changed), func(i int) string {
+		c := r.Edges.Changed[i]
+		head := edge(c.edge())
+		if c.Unresolved {
+			head += " (unresolved)"
+		}
+		lines := propertyLines(c.Properties)
+		for j := range lines {
+			lines[j] = "  - " + mdEscape(lines[j])
+		}
+		return head + "\n" + strings.Join(lines, "\n")
+	})
 	details("Unresolved links gained", len(r.Unresolved.Gained), func(i int) string { return edge(r.Unresolved.Gained[i]) })
 	details("Unresolved links lost", len(r.Unresolved.Lost), func(i int) string { return edge(r.Unresolved.Lost[i]) })
 	details("New warnings", len(r.Warnings.Gained), func(i int) string { return mdEscape(warningText(r.Warnings.Gained[i])) })
 	details("Warnings resolved", len(r.Warnings.Resolved), func(i int) string { return mdEscape(warningText(r.Warnings.Resolved[i])) })
+}
+
+// markdownByType writes the table of edges by type, with a changed column
+// only when some edge's properties changed, so that other diffs read as
+// they always did.
+func (r *Report) markdownByType(w *bufio.Writer) {
+	if len(r.Edges.ByType) == 0 {
+		return
+	}
+	withChanged := len(r.Edges.Changed) > 0
+	if withChanged {
+		fmt.Fprintf(w, "\n**Edges by type**\n\n| type | added | removed | changed |\n|---|---:|---:|---:|\n")
+	} else {
+		fmt.Fprintf(w, "\n**Edges by type**\n\n| type | added | removed |\n|---|---:|---:|\n")
+	}
+	for _, t := range r.Edges.ByType {
+		if withChanged {
+			fmt.Fprintf(w, "| %s | %d | %d | %d |\n", code(t.Type), t.Added, t.Removed, t.Changed)
+		} else {
+			fmt.Fprintf(w, "| %s | %d | %d |\n", code(t.Type), t.Added, t.Removed)
+		}
+	}
 }
 
 // code renders s as inline code, with a fence longer than any run of

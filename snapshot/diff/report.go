@@ -95,13 +95,19 @@ type ChunkChange struct {
 	Removed int `json:"removed"`
 }
 
-// EdgeChanges lists resolved edges added and removed. Edges are compared by
-// type, source and target: of several edges with the same three (typed
-// edges written twice), the surplus on one side counts.
+// EdgeChanges lists resolved edges added and removed, and edges whose
+// properties changed. Edges are compared by type, source and target: of
+// several edges with the same three (typed edges written twice), the
+// surplus on one side counts as added or removed, and the others pair up
+// (same properties first, then the same id, then in written order) and
+// count as changed when their properties differ.
 type EdgeChanges struct {
-	Added   []Edge      `json:"added"`
-	Removed []Edge      `json:"removed"`
-	ByType  []TypeCount `json:"by_type"`
+	Added   []Edge `json:"added"`
+	Removed []Edge `json:"removed"`
+	// Changed lists edges on both sides whose properties differ, the
+	// resolved ones first, then unresolved links.
+	Changed []EdgeChange `json:"changed"`
+	ByType  []TypeCount  `json:"by_type"`
 }
 
 // Edge is an edge between two notes. Type has a leading '-' for an edge
@@ -112,11 +118,26 @@ type Edge struct {
 	Target string `json:"target"`
 }
 
-// TypeCount is the number of edges of one type added and removed.
+// EdgeChange is an edge kept with other properties: the keys added,
+// removed and changed, with their values before and after (as for note
+// properties). Unresolved is set for a link to no note; Target is then
+// the link text.
+type EdgeChange struct {
+	Type       string           `json:"type"`
+	Source     string           `json:"source"`
+	Target     string           `json:"target"`
+	Unresolved bool             `json:"unresolved,omitempty"`
+	Properties []PropertyChange `json:"properties"`
+}
+
+func (c EdgeChange) edge() Edge { return Edge{Type: c.Type, Source: c.Source, Target: c.Target} }
+
+// TypeCount is the number of edges of one type added, removed and changed.
 type TypeCount struct {
 	Type    string `json:"type"`
 	Added   int    `json:"added"`
 	Removed int    `json:"removed"`
+	Changed int    `json:"changed"`
 }
 
 // UnresolvedChanges lists links whose target is no note: Target is the
@@ -145,7 +166,7 @@ type EmbedderChange struct {
 func (r *Report) Empty() bool {
 	n := r.Notes
 	return len(n.Added)+len(n.Removed)+len(n.Renamed)+len(n.Changed) == 0 &&
-		len(r.Edges.Added)+len(r.Edges.Removed) == 0 &&
+		len(r.Edges.Added)+len(r.Edges.Removed)+len(r.Edges.Changed) == 0 &&
 		len(r.Unresolved.Gained)+len(r.Unresolved.Lost) == 0 &&
 		len(r.Warnings.Gained)+len(r.Warnings.Resolved) == 0 && r.Embedder == nil
 }
@@ -159,10 +180,13 @@ const (
 	NewUnresolved Condition = "new-unresolved"
 	NewWarnings   Condition = "new-warnings"
 	ModelChange   Condition = "model-change"
+	// ChangedEdges holds when an edge's properties changed
+	// ({critical: true} became {critical: false}).
+	ChangedEdges Condition = "changed-edges"
 )
 
 // Conditions lists every condition, in the order they are reported.
-var Conditions = []Condition{RemovedEdges, NewUnresolved, NewWarnings, ModelChange}
+var Conditions = []Condition{RemovedEdges, NewUnresolved, NewWarnings, ModelChange, ChangedEdges}
 
 // ParseConditions parses comma-separated condition names (repeats and
 // blanks allowed).
@@ -212,6 +236,8 @@ func (r *Report) Holds(c Condition) bool {
 		return len(r.Warnings.Gained) > 0
 	case ModelChange:
 		return r.Embedder != nil
+	case ChangedEdges:
+		return len(r.Edges.Changed) > 0
 	}
 	return false
 }
