@@ -201,6 +201,7 @@ type HNSW struct {
 const (
 	HNSWBuilt   = "built"   // built from scratch
 	HNSWUpdated = "updated" // the parent's graph with removed rows deleted and new ones added
+	HNSWShared  = "shared"  // the parent's vector and graph files, unchanged and hard-linked
 )
 
 // VectorIndex describes the vectors and HNSW graph of one target (chunks
@@ -219,6 +220,6 @@ type VectorIndex struct {
 	Reused   int `json:"reused"`
 	// Pending items have no vector yet; the next index run embeds them.
 	Pending int `json:"pending"`
-	// HNSWBuild is HNSWBuilt or HNSWUpdated.
+	// HNSWBuild is HNSWBuilt, HNSWUpdated or HNSWShared.
 	HNSWBuild string `json:"hnsw_build"`
 }

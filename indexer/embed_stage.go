@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -396,6 +397,12 @@ func (s *EmbedStage) writeTarget(ctx context.Context, b *Build, t *embedTarget, 
 			st.Pending++
 		}
 	}
+	if shared, err := share(b, t, kept, fp, dims); err != nil || shared {
+		if shared {
+			st.HNSWBuild = format.HNSWShared
+		}
+		return err
+	}
 	path := filepath.Join(b.Dir, t.vectorsFile)
 	if err := vectors.WriteFile(path, fp, dims, kept, func(i int) []float32 { return vecs[i] }); err != nil {
 		return err
@@ -411,6 +418,36 @@ func (s *EmbedStage) writeTarget(ctx context.Context, b *Build, t *embedTarget, 
 	}
 	st.HNSWBuild = mode
 	return g.WriteFile(filepath.Join(b.Dir, t.graphFile))
+}
+
+// share hard-links the parent's vector and graph files into the snapshot
+// when this target's files would hold the same rows: the same texts, model
+// and dimensions, graph parameters (t.parentGraph is set only then) and a
+// graph of the current layout. An edit that changes no edge sentence, the
+// usual case, then costs nothing for the edges: no write, no hashing, and
+// no disk space beyond the parent's.
+func share(b *Build, t *embedTarget, rows []vectors.Hash, fp vectors.Hash, dims int) (bool, error) {
+	p := t.parent
+	if p == nil || t.parentGraph == "" || p.Fingerprint() != fp || p.Dims() != dims || p.Len() != len(rows) {
+		return false, nil
+	}
+	for i, h := range rows {
+		if p.HashAt(i) != h {
+			return false, nil
+		}
+	}
+	if layout, err := vectors.GraphLayout(t.parentGraph); err != nil || layout != format.HNSWLayout {
+		return false, nil
+	}
+	if ok, err := b.LinkParent(t.vectorsFile); !ok || err != nil {
+		return false, err
+	}
+	ok, err := b.LinkParent(t.graphFile)
+	if err == nil && !ok {
+		// The caller writes both files: take the link back first.
+		err = os.Remove(filepath.Join(b.Dir, t.vectorsFile))
+	}
+	return ok, err
 }
 
 // graph updates the parent's graph over vf or builds a new one.

@@ -139,6 +139,12 @@ func TestEmbedStageEmbedsOnlyChangedText(t *testing.T) {
 	if v.Chunks.Embedded != len(want) || v.Chunks.Reused != v.Chunks.Vectors-len(want) || v.Chunks.HNSWBuild != format.HNSWUpdated {
 		t.Errorf("after one edit: chunks %+v, want %d embedded and the graph updated", v.Chunks, len(want))
 	}
+	// No edge sentence changed: the edges' files are the parent's, shared.
+	if v.Edges.HNSWBuild != format.HNSWShared || v.Edges.Embedded != 0 {
+		t.Errorf("after one edit: edges %+v, want the parent's files shared", v.Edges)
+	}
+	assertShared(t, s1, s3, format.EdgeVectorsFile, format.EdgeHNSWFile)
+	assertEdgeSearch(t, s3, srv, "Bob knows Alice")
 
 	// Move a note to another folder: no text changes, nothing is embedded.
 	srv.Reset()
@@ -147,6 +153,9 @@ func TestEmbedStageEmbedsOnlyChangedText(t *testing.T) {
 	moved := mustRunStage(t, vault, data, st)
 	if moved.Unchanged || len(srv.Texts()) != 0 {
 		t.Fatalf("moving a note: %+v, %d texts embedded, want a snapshot and none", moved, len(srv.Texts()))
+	}
+	if v := openSnap(t, moved.Dir).Manifest.Vectors; v.Chunks.HNSWBuild != format.HNSWShared || v.Edges.HNSWBuild != format.HNSWShared {
+		t.Errorf("moving a note: chunks %s, edges %s, want both shared", v.Chunks.HNSWBuild, v.Edges.HNSWBuild)
 	}
 	// Renaming a note whose frontmatter sets its title changes no text either.
 	must(t, os.WriteFile(filepath.Join(vault, "Archive/Pancakes.md"), []byte("---\ntitle: Pancakes\n---\n"+embedVault["Recipes/Pancakes.md"]), 0o644))
@@ -162,6 +171,39 @@ func TestEmbedStageEmbedsOnlyChangedText(t *testing.T) {
 		t.Errorf("after the rename: %+v", v)
 	}
 	assertSearchable(t, s, srv, "climbing hills", "People/Bob.md")
+}
+
+// assertShared checks that child's files are hard links to parent's, and
+// that child verifies.
+func assertShared(t *testing.T, parent, child *snapshot.Snapshot, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		a, err := os.Stat(filepath.Join(parent.Dir, name))
+		must(t, err)
+		b, err := os.Stat(filepath.Join(child.Dir, name))
+		must(t, err)
+		if !os.SameFile(a, b) {
+			t.Errorf("%s of %s is not %s's", name, child.ID, parent.ID)
+		}
+	}
+	if _, problems, err := snapshot.Verify(child.Dir); err != nil || len(problems) > 0 {
+		t.Errorf("verify %s: %v %v", child.ID, problems, err)
+	}
+}
+
+// assertEdgeSearch checks that an edge search answers from s's edge vectors.
+func assertEdgeSearch(t *testing.T, s *snapshot.Snapshot, srv *embedtest.Ollama, query string) {
+	t.Helper()
+	ix, err := search.Open(s, search.Options{Text: true})
+	must(t, err)
+	defer ix.Close()
+	e, err := embed.ForSnapshot(s.Manifest.Embedder, embed.Config{Getenv: func(string) string { return "" }, OllamaHost: srv.URL()})
+	must(t, err)
+	res, err := ix.Search(context.Background(), search.Query{Text: query, Target: search.Edges, K: 3}, e)
+	must(t, err)
+	if len(res.Edges) == 0 {
+		t.Fatalf("edge search %q found nothing", query)
+	}
 }
 
 // assertSearchable checks that a chunk search finds a chunk of wantNote first.
@@ -415,7 +457,7 @@ func BenchmarkEmbedOneEdit(b *testing.B) {
 	}
 	full := time.Since(start)
 	prev := benchTexts(b, res.Dir)
-	embedded := 0
+	embedded, shared := 0, 0
 	seed := int64(100)
 	for b.Loop() {
 		b.StopTimer()
@@ -439,12 +481,16 @@ func BenchmarkEmbedOneEdit(b *testing.B) {
 			b.Errorf("chunk graph %s, want updated", v.Chunks.HNSWBuild)
 		}
 		embedded += want
+		if v.Edges.HNSWBuild == format.HNSWShared {
+			shared++
+		}
 		prev = next
 		b.StartTimer()
 	}
 	perRun := b.Elapsed() / time.Duration(b.N)
 	b.ReportMetric(full.Seconds(), "full-index-s")
 	b.ReportMetric(float64(embedded)/float64(b.N), "embedded/op")
+	b.ReportMetric(float64(shared)/float64(b.N), "edge-files-shared/op")
 	b.ReportMetric(float64(perRun)/float64(full), "fraction-of-full")
 }
 

@@ -81,6 +81,19 @@ type Build struct {
 	Retry []string
 
 	stalled []Stall
+	w       *snapshot.Writer // nil in tests that build a Build by hand
+}
+
+// LinkParent makes the parent's file name a file of this snapshot without
+// copying it (snapshot.Writer.Link): for a stage whose output would be
+// byte for byte the parent's. It reports false, having written nothing,
+// when there is no parent or the file system cannot link; the stage then
+// writes the file.
+func (b *Build) LinkParent(name string) (bool, error) {
+	if b.Parent == nil || b.w == nil {
+		return false, nil
+	}
+	return b.w.Link(b.Parent, name)
 }
 
 // Stall is pending work that a stage retried without getting any of it

@@ -22,6 +22,14 @@ type Writer struct {
 	dataDir string
 	id      string
 	tmp     string
+	linked  map[string]linkedFile // by relative path
+}
+
+// linkedFile is a file of the snapshot being written that is a hard link
+// to a published snapshot's file, with that snapshot's record of it.
+type linkedFile struct {
+	src  string
+	info format.FileInfo
 }
 
 // Create starts a snapshot with the given id in dataDir, creating
@@ -47,6 +55,37 @@ func (w *Writer) ID() string { return w.id }
 // Dir returns the temporary directory to write the snapshot's files into.
 func (w *Writer) Dir() string { return w.tmp }
 
+// Link makes parent's file name (a path relative to the snapshot directory,
+// as the manifest lists it) a file of the snapshot being written, as a hard
+// link rather than a copy: snapshots never change, so two can share an
+// unchanged file, which costs neither the writing nor the disk space.
+// Publish takes the file's size and sha256 from parent's manifest instead of
+// reading it again (it was made durable when parent was published). It
+// reports false, having written nothing, when the file system refuses hard
+// links; the caller then writes the file itself. Nothing may open a linked
+// file for writing: every writer in this module creates its files with
+// O_EXCL, so writing over a link fails instead of changing parent.
+func (w *Writer) Link(parent *Snapshot, name string) (bool, error) {
+	info, ok := parent.Manifest.Files[name]
+	if !ok || filepath.IsAbs(name) || !filepath.IsLocal(filepath.FromSlash(name)) {
+		return false, fmt.Errorf("link %s: snapshot %s lists no such file", name, parent.ID)
+	}
+	src := filepath.Join(parent.Dir, filepath.FromSlash(name))
+	dst := filepath.Join(w.tmp, filepath.FromSlash(name))
+	if err := os.Link(src, dst); err != nil {
+		var le *os.LinkError
+		if errors.As(err, &le) && !errors.Is(err, fs.ErrExist) && !errors.Is(err, fs.ErrNotExist) {
+			return false, nil // EXDEV, EPERM, ENOTSUP, EMLINK: copy instead
+		}
+		return false, fmt.Errorf("link %s from snapshot %s: %w", name, parent.ID, err)
+	}
+	if w.linked == nil {
+		w.linked = map[string]linkedFile{}
+	}
+	w.linked[name] = linkedFile{src: src, info: info}
+	return true, nil
+}
+
 // Publish makes the snapshot visible to readers. It fsyncs every file under
 // Dir, records their sizes and checksums in m.Files, writes manifest.json
 // last and fsyncs it, renames the directory to its final name and fsyncs
@@ -56,7 +95,7 @@ func (w *Writer) Dir() string { return w.tmp }
 func (w *Writer) Publish(m *format.Manifest) (dir string, err error) {
 	m.ID = w.id
 	m.FormatVersion = format.Version
-	files, err := sealFiles(w.tmp)
+	files, err := sealFiles(w.tmp, w.linked)
 	if err != nil {
 		return "", fmt.Errorf("publish %s: %w", w.id, err)
 	}
@@ -100,8 +139,10 @@ func (w *Writer) Abort() error {
 }
 
 // sealFiles fsyncs every regular file and directory under root and returns
-// their sizes and sha256 sums keyed by slash-separated relative path.
-func sealFiles(root string) (map[string]format.FileInfo, error) {
+// their sizes and sha256 sums keyed by slash-separated relative path. A
+// file in linked that is still the published file it links to is taken
+// from that snapshot's record, unread.
+func sealFiles(root string, linked map[string]linkedFile) (map[string]format.FileInfo, error) {
 	files := make(map[string]format.FileInfo)
 	var dirs []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -123,6 +164,10 @@ func sealFiles(root string) (map[string]format.FileInfo, error) {
 		if !d.Type().IsRegular() {
 			return fmt.Errorf("%s is not a regular file", rel)
 		}
+		if l, ok := linked[rel]; ok && sameFile(p, l.src, l.info.Size) {
+			files[rel] = l.info
+			return nil
+		}
 		info, err := hashAndSync(p)
 		if err != nil {
 			return err
@@ -139,6 +184,16 @@ func sealFiles(root string) (map[string]format.FileInfo, error) {
 		}
 	}
 	return files, nil
+}
+
+// sameFile reports whether a and b are one file of the given size.
+func sameFile(a, b string, size int64) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb) && fa.Size() == size
 }
 
 func hashAndSync(path string) (format.FileInfo, error) {

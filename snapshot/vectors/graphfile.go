@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -151,6 +152,24 @@ func OpenGraph(path string, vecs *File) (*Graph, error) {
 	}
 	g.mapped = b
 	return g, nil
+}
+
+// GraphLayout returns the layout version of the graph file at path, read
+// from its header alone.
+func GraphLayout(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	var h [12]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil {
+		return 0, fmt.Errorf("%w: %s: %v", ErrCorrupt, filepath.Base(path), err)
+	}
+	if string(h[:8]) != graphMagic {
+		return 0, fmt.Errorf("%w: %s: bad graph magic", ErrCorrupt, filepath.Base(path))
+	}
+	return int(binary.LittleEndian.Uint32(h[8:])), nil
 }
 
 // DecodeGraph checks b against the graph file layout (format.HNSWLayout,
