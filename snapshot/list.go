@@ -45,9 +45,18 @@ func List(dataDir string) ([]Entry, error) {
 	return out, nil
 }
 
+// minPrefix is the shortest id prefix Resolve accepts: shorter ones would
+// match nearly every snapshot (ids start with their creation time).
+const minPrefix = 4
+
+// ErrAmbiguous is wrapped by Resolve's error for an id prefix that several
+// snapshots share.
+var ErrAmbiguous = errors.New("ambiguous snapshot id prefix")
+
 // Resolve finds a snapshot by id, by a unique id prefix (at least 4
-// characters), or "" / "latest" for the newest. It returns ErrNotFound when
-// nothing matches.
+// characters, any case), or "" / "latest" for the newest. It returns
+// ErrNotFound when nothing matches (a shorter prefix never does) and
+// ErrAmbiguous for a prefix of several ids.
 func Resolve(dataDir, ref string) (Entry, error) {
 	entries, err := List(dataDir)
 	if err != nil {
@@ -59,23 +68,31 @@ func Resolve(dataDir, ref string) (Entry, error) {
 	if ref == "" || ref == "latest" {
 		return entries[len(entries)-1], nil
 	}
-	var found []Entry
+	var found []string
+	var match Entry
 	for _, e := range entries {
 		if e.ID == ref {
 			return e, nil
 		}
-		if len(ref) >= 4 && strings.HasPrefix(e.ID, strings.ToUpper(ref)) {
-			found = append(found, e)
+		if len(ref) >= minPrefix && strings.HasPrefix(e.ID, strings.ToUpper(ref)) {
+			found = append(found, e.ID)
+			match = e
 		}
 	}
-	switch len(found) {
-	case 1:
-		return found[0], nil
-	case 0:
-		return Entry{}, fmt.Errorf("%w: %q (vaultgraph snapshot list shows the ids)", ErrNotFound, ref)
-	default:
-		return Entry{}, fmt.Errorf("snapshot prefix %q is ambiguous: matches %d snapshots", ref, len(found))
+	switch {
+	case len(found) == 1:
+		return match, nil
+	case len(found) > 1:
+		shown := found[:min(len(found), 3)]
+		more := ""
+		if len(found) > len(shown) {
+			more = ", ..."
+		}
+		return Entry{}, fmt.Errorf("%w: %q matches %d snapshots (%s%s); give more of the id", ErrAmbiguous, ref, len(found), strings.Join(shown, ", "), more)
+	case len(ref) < minPrefix:
+		return Entry{}, fmt.Errorf("%w: %q: an id prefix needs at least %d characters (vaultgraph snapshot list shows the ids)", ErrNotFound, ref, minPrefix)
 	}
+	return Entry{}, fmt.Errorf("%w: %q (vaultgraph snapshot list shows the ids)", ErrNotFound, ref)
 }
 
 // RemoveLeftovers deletes the temporary directories that interrupted runs

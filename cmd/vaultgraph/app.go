@@ -11,12 +11,12 @@ import (
 )
 
 func newApp() *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:    "vaultgraph",
 		Usage:   "index an Obsidian vault into immutable snapshots and query them",
 		Version: toolVersion(),
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error (logs go to stderr)", EnvVars: []string{"VAULTGRAPH_LOG_LEVEL"}},
+			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error (logs go to stderr)", EnvVars: []string{"VAULTGRAPH_LOG_LEVEL"}, Action: checkLogLevel},
 		},
 		Commands: []*cli.Command{
 			indexCommand(),
@@ -33,7 +33,14 @@ func newApp() *cli.App {
 		// Errors go back to main, which prints them and picks the exit code.
 		ExitErrHandler:  func(*cli.Context, error) {},
 		HideHelpCommand: true,
+		// No command, or an unknown one, is a usage error. (cli's
+		// CommandNotFound cannot return one, and cli also calls it for the
+		// first argument of a command missing a required option.)
+		Action:       appAction,
+		OnUsageError: onUsageError,
 	}
+	prepareCommands(app.Commands)
+	return app
 }
 
 // dataFlag is the --data flag every command that reads snapshots takes.

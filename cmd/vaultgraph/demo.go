@@ -27,6 +27,7 @@ func demoCommand() *cli.Command {
 			&cli.StringFlag{Name: "vault", Usage: "vault to use instead of the bundled " + demoVaultPath},
 			&cli.StringFlag{Name: "data", Usage: "data directory (default: data/demo in the repository)"},
 		}, stageFlags()...),
+		Before: takesArgs(0, 0, ""),
 		Action: runDemo,
 	}
 }

@@ -21,7 +21,8 @@ func diffCommand() *cli.Command {
 		ArgsUsage: "[A [B]]",
 		Description: `A and B are snapshot ids, id prefixes or "latest" in --data (B in --to-data
 when given), or paths of snapshot directories. With one argument B is the
-newest snapshot; with none, the newest is compared with the one before it.
+newest snapshot that passes its checks; with none, that snapshot is compared
+with the one before it.
 
 --fail-on removed-edges,new-unresolved,new-warnings,model-change,changed-edges
 makes the command exit 3 when one of those changes is present (after printing
@@ -33,8 +34,9 @@ be made, 2 bad usage.`,
 			&cli.StringFlag{Name: "to-data", Usage: "data directory of B, when it is not --data (another machine's copy)"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: diff.FormatText, Usage: "text, markdown or json"},
 			&cli.StringSliceFlag{Name: "fail-on", Usage: "exit 3 when any of these holds: removed-edges, new-unresolved, new-warnings, model-change, changed-edges"},
-			&cli.IntFlag{Name: "limit", Value: diff.DefaultLimit, Usage: "items shown per list in text and markdown (json shows all)"},
+			&cli.IntFlag{Name: "limit", Value: diff.DefaultLimit, Usage: "items shown per list in text and markdown (json shows all)", Action: atLeast("limit", 1)},
 		},
+		Before: takesArgs(0, 2, ""),
 		Action: runDiff,
 	}
 }
@@ -42,15 +44,12 @@ be made, 2 bad usage.`,
 func runDiff(c *cli.Context) error {
 	gate, err := diff.ParseConditions(c.StringSlice("fail-on"))
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return usageError(err)
 	}
 	switch f := c.String("format"); f {
 	case diff.FormatText, diff.FormatMarkdown, diff.FormatJSON:
 	default:
-		return &exitError{code: 2, err: fmt.Errorf("unknown --format %q: use text, markdown or json", f)}
-	}
-	if c.NArg() > 2 {
-		return &exitError{code: 2, err: errors.New("usage: vaultgraph snapshot diff [--data D] [A [B]]")}
+		return usageError(fmt.Errorf("unknown --format %q: use text, markdown or json", f))
 	}
 	data := c.String("data")
 	toData := c.String("to-data")
@@ -58,10 +57,8 @@ func runDiff(c *cli.Context) error {
 		toData = data
 	}
 	refA, refB := c.Args().Get(0), c.Args().Get(1)
-	if refB == "" {
-		refB = "latest"
-	}
-	eb, err := resolveRef(toData, refB)
+	log := logger(c)
+	eb, err := readRef(log, toData, refB)
 	if err != nil {
 		return err
 	}
@@ -69,12 +66,11 @@ func runDiff(c *cli.Context) error {
 	if refA == "" {
 		ea, err = previous(data, eb.ID)
 	} else {
-		ea, err = resolveRef(data, refA)
+		ea, err = readRef(log, data, refA)
 	}
 	if err != nil {
 		return err
 	}
-	log := logger(c)
 	defer leaseIfInData(log, data, ea)()
 	defer leaseIfInData(log, toData, eb)()
 	a, err := snapshot.Open(ea.Dir, snapshot.OpenOptions{})
@@ -101,7 +97,7 @@ func runDiff(c *cli.Context) error {
 // previous returns the snapshot of data just before id.
 func previous(data, id string) (snapshot.Entry, error) {
 	if data == "" {
-		return snapshot.Entry{}, &exitError{code: 2, err: errors.New("give two snapshots, or --data to compare the newest with the one before it")}
+		return snapshot.Entry{}, usageError(errors.New("give two snapshots, or --data to compare the newest with the one before it"))
 	}
 	entries, err := snapshot.List(data)
 	if err != nil {

@@ -32,9 +32,9 @@ func embedderConnFlags() []cli.Flag {
 			Usage: "OpenAI-compatible server; requests go to {base}/v1/embeddings (default https://api.openai.com)"},
 		&cli.StringFlag{Name: "openai-key-file", EnvVars: []string{"VAULTGRAPH_OPENAI_KEY_FILE"},
 			Usage: "file holding the OpenAI API key (else VAULTGRAPH_OPENAI_KEY or OPENAI_API_KEY)"},
-		&cli.IntFlag{Name: "embed-batch", Value: 32, Usage: "texts per request to a remote embedder"},
-		&cli.IntFlag{Name: "embed-concurrency", Value: 2, Usage: "requests in flight to a remote embedder"},
-		&cli.DurationFlag{Name: "embed-timeout", Value: 2 * time.Minute, Usage: "timeout of one request to a remote embedder"},
+		&cli.IntFlag{Name: "embed-batch", Value: 32, Usage: "texts per request to a remote embedder", Action: atLeast("embed-batch", 1)},
+		&cli.IntFlag{Name: "embed-concurrency", Value: 2, Usage: "requests in flight to a remote embedder", Action: atLeast("embed-concurrency", 1)},
+		&cli.DurationFlag{Name: "embed-timeout", Value: 2 * time.Minute, Usage: "timeout of one request to a remote embedder", Action: positive("embed-timeout")},
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 func exportCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "export",
-		Usage:     "write a snapshot (the newest by default) as a tar archive, to stdout or a file",
+		Usage:     "write a snapshot (the newest that passes its checks by default) as a tar archive, to stdout or a file",
 		ArgsUsage: "[ID | PATH]",
 		Description: `The archive holds manifest.json first, then every file of the snapshot, each
 checked against the manifest as it is written. Import it on another machine
@@ -27,14 +27,12 @@ in .zst selects zstd compression unless --compress says otherwise.`,
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the archive to this file instead of stdout"},
 			&cli.StringFlag{Name: "compress", Usage: "none or zstd (default: zstd for a -o name ending in .zst, else none)"},
 		},
+		Before: takesArgs(0, 1, ""),
 		Action: runExport,
 	}
 }
 
 func runExport(c *cli.Context) error {
-	if c.NArg() > 1 {
-		return &exitError{code: 2, err: errors.New("usage: vaultgraph snapshot export [--data D] [ID | PATH] [-o FILE]")}
-	}
 	out := c.String("output")
 	comp := c.String("compress")
 	if comp == "" && (strings.HasSuffix(out, ".zst") || strings.HasSuffix(out, ".zstd")) {
@@ -42,18 +40,19 @@ func runExport(c *cli.Context) error {
 	}
 	compression, err := archive.ParseCompression(comp)
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return usageError(err)
 	}
 	data := c.String("data")
-	e, err := resolveRef(data, c.Args().First())
+	log := logger(c)
+	e, err := readRef(log, data, c.Args().First())
 	if err != nil {
 		return err
 	}
-	defer leaseIfInData(logger(c), data, e)()
+	defer leaseIfInData(log, data, e)()
 	opts := archive.ExportOptions{Compression: compression}
 	if out == "" || out == "-" {
 		if f, ok := c.App.Writer.(*os.File); ok && isTerminal(f) {
-			return &exitError{code: 2, err: errors.New("refusing to write an archive to a terminal: redirect stdout or use -o FILE")}
+			return usageError(errors.New("refusing to write an archive to a terminal: redirect stdout or use -o FILE"))
 		}
 		res, err := archive.Export(c.Context, c.App.Writer, e.Dir, opts)
 		if err != nil {

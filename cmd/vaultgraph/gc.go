@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -23,28 +22,23 @@ the data directory's lock like an indexer: with an indexer running it waits
 deleted, so a crash never leaves a half-deleted snapshot that lists.`,
 		Flags: []cli.Flag{
 			dataFlag(),
-			&cli.IntFlag{Name: "keep", Usage: "number of newest snapshots to keep (at least 1)", Required: true},
+			&cli.IntFlag{Name: "keep", Usage: "number of newest snapshots to keep (at least 1)", Required: true, Action: atLeast("keep", 1)},
 			&cli.StringFlag{Name: "older-than", Usage: "also keep snapshots younger than this: 36h, 7d, 2w"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "say what would be removed, remove nothing"},
-			&cli.DurationFlag{Name: "wait", Usage: "how long to wait for an indexer holding the data directory"},
+			&cli.DurationFlag{Name: "wait", Usage: "how long to wait for an indexer holding the data directory", Action: notNegative("wait")},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
 		},
+		Before: takesArgs(0, 0, ""),
 		Action: runGC,
 	}
 }
 
 func runGC(c *cli.Context) error {
-	if c.NArg() > 0 {
-		return &exitError{code: 2, err: errors.New("usage: vaultgraph snapshot gc --data D --keep N [--older-than 7d]")}
-	}
-	if c.Int("keep") < 1 {
-		return &exitError{code: 2, err: errors.New("--keep must be at least 1: the newest snapshot is never removed")}
-	}
 	opts := snapshot.GCOptions{Keep: c.Int("keep"), LockWait: c.Duration("wait"), DryRun: c.Bool("dry-run")}
 	if s := c.String("older-than"); s != "" {
 		d, err := parseSpan(s)
 		if err != nil {
-			return &exitError{code: 2, err: fmt.Errorf("--older-than: %w", err)}
+			return usageError(fmt.Errorf("--older-than: %w", err))
 		}
 		opts.OlderThan = d
 	}

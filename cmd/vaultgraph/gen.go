@@ -14,14 +14,12 @@ func genCommand() *cli.Command {
 		Usage:     "write a synthetic vault for benchmarks (power-law links, typed edges, frontmatter)",
 		ArgsUsage: "DIR",
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "notes", Value: 10000, Usage: "number of notes"},
+			&cli.IntFlag{Name: "notes", Value: 10000, Usage: "number of notes", Action: atLeast("notes", 1)},
 			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "random seed; the same seed writes the same vault"},
 		},
+		Before: takesArgs(1, 1, ""),
 		Action: func(c *cli.Context) error {
 			dir := c.Args().First()
-			if dir == "" || c.NArg() > 1 {
-				return &exitError{code: 2, err: fmt.Errorf("usage: vaultgraph gen [--notes N] [--seed S] DIR")}
-			}
 			st, err := vaultgen.Generate(dir, vaultgen.Config{Notes: c.Int("notes"), Seed: c.Int64("seed")})
 			if err != nil {
 				return err

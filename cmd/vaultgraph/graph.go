@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -35,6 +36,7 @@ in memory. Notes are named by path, title or alias; an ambiguous name lists the
 candidates. The JSON output has the shape of the obsidian-mcp-plugin's graph tool
 (nodes, edges, paths, statistics, graphStats) with typed-edge fields added.`,
 	}
+	needsSubcommand(cmd, "action")
 	for _, a := range graphActions {
 		action := a.name
 		cmd.Subcommands = append(cmd.Subcommands, &cli.Command{
@@ -42,6 +44,7 @@ candidates. The JSON output has the shape of the obsidian-mcp-plugin's graph too
 			Usage:     a.usage,
 			UsageText: "vaultgraph graph " + action + " --data DIR --source NOTE [flags]",
 			Flags:     graphQueryFlags(),
+			Before:    takesArgs(0, 0, "name notes with --source and --target"),
 			Action:    func(c *cli.Context) error { return runGraph(c, action) },
 		})
 	}
@@ -51,12 +54,12 @@ candidates. The JSON output has the shape of the obsidian-mcp-plugin's graph too
 func graphQueryFlags() []cli.Flag {
 	return []cli.Flag{
 		dataFlag(),
-		&cli.StringFlag{Name: "snapshot", Usage: "snapshot id or unique prefix (default: the newest)"},
+		&cli.StringFlag{Name: "snapshot", Usage: "snapshot id or unique prefix (default: the newest that passes its checks)"},
 		&cli.StringFlag{Name: "source", Usage: "the note to start from: path, title or alias"},
 		&cli.StringFlag{Name: "target", Usage: "the note a path ends at"},
-		&cli.IntFlag{Name: "max-depth", Usage: fmt.Sprintf("hops to go (default %d; a shortest path is unbounded unless set)", linkgraph.DefaultMaxDepth)},
-		&cli.IntFlag{Name: "max-nodes", Usage: fmt.Sprintf("notes a traversal keeps (default %d) or a list shows (default %d)", linkgraph.DefaultMaxNodes, linkgraph.DefaultListLimit)},
-		&cli.IntFlag{Name: "max-edges", Usage: fmt.Sprintf("edges a traversal returns (default %d)", linkgraph.DefaultMaxEdges)},
+		&cli.IntFlag{Name: "max-depth", Usage: fmt.Sprintf("hops to go (default %d; a shortest path is unbounded unless set)", linkgraph.DefaultMaxDepth), Action: atLeast("max-depth", 1)},
+		&cli.IntFlag{Name: "max-nodes", Usage: fmt.Sprintf("notes a traversal keeps (default %d) or a list shows (default %d)", linkgraph.DefaultMaxNodes, linkgraph.DefaultListLimit), Action: atLeast("max-nodes", 1)},
+		&cli.IntFlag{Name: "max-edges", Usage: fmt.Sprintf("edges a traversal returns (default %d)", linkgraph.DefaultMaxEdges), Action: atLeast("max-edges", 1)},
 		&cli.BoolFlag{Name: "follow-backlinks", Value: true, Usage: "follow links into a note (--follow-backlinks=false to not)"},
 		&cli.BoolFlag{Name: "follow-forward-links", Value: true, Usage: "follow links out of a note"},
 		&cli.BoolFlag{Name: "follow-tags", Usage: "also connect notes that share a tag"},
@@ -65,19 +68,17 @@ func graphQueryFlags() []cli.Flag {
 		&cli.StringFlag{Name: "file-filter", Usage: "regular expression a note's path must match"},
 		&cli.StringFlag{Name: "folder-filter", Usage: "folder a note must be in"},
 		&cli.BoolFlag{Name: "all", Usage: "path: every simple path up to --max-depth hops, not only the shortest"},
-		&cli.IntFlag{Name: "max-paths", Usage: fmt.Sprintf("path --all: stop after this many paths (default %d)", linkgraph.DefaultMaxPaths)},
-		&cli.DurationFlag{Name: "timeout", Usage: fmt.Sprintf("path --all: stop after this long (default %s)", linkgraph.DefaultTimeout)},
+		&cli.IntFlag{Name: "max-paths", Usage: fmt.Sprintf("path --all: stop after this many paths (default %d)", linkgraph.DefaultMaxPaths), Action: atLeast("max-paths", 1)},
+		// Sent in whole milliseconds, where 0 would mean the default.
+		&cli.DurationFlag{Name: "timeout", Usage: fmt.Sprintf("path --all: stop after this long (default %s)", linkgraph.DefaultTimeout), Action: atLeastDuration("timeout", time.Millisecond)},
 		&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 	}
 }
 
 func runGraph(c *cli.Context, action string) error {
-	if c.NArg() != 0 {
-		return &exitError{code: 2, err: fmt.Errorf("unexpected arguments %q: name notes with --source and --target, and put flags after the action", c.Args().Slice())}
-	}
 	outFormat := c.String("format")
 	if outFormat != "text" && outFormat != "json" {
-		return &exitError{code: 2, err: fmt.Errorf("unknown --format %q: use text or json", outFormat)}
+		return usageError(fmt.Errorf("unknown --format %q: use text or json", outFormat))
 	}
 	back, fwd := c.Bool("follow-backlinks"), c.Bool("follow-forward-links")
 	req := linkgraph.Request{
@@ -88,7 +89,7 @@ func runGraph(c *cli.Context, action string) error {
 		FileFilter: c.String("file-filter"), FolderFilter: c.String("folder-filter"),
 		All: c.Bool("all"), MaxPaths: c.Int("max-paths"), TimeoutMS: int(c.Duration("timeout").Milliseconds()),
 	}
-	entry, err := snapshot.Resolve(c.String("data"), c.String("snapshot"))
+	entry, err := readRef(logger(c), c.String("data"), c.String("snapshot"))
 	if err != nil {
 		return err
 	}
@@ -101,10 +102,13 @@ func runGraph(c *cli.Context, action string) error {
 		return err
 	}
 	resp, err := g.Do(c.Context, req)
-	if errors.Is(err, linkgraph.ErrInvalidRequest) || errors.Is(err, linkgraph.ErrAmbiguous) {
-		return &exitError{code: 2, err: err}
-	}
-	if err != nil {
+	switch {
+	case errors.Is(err, linkgraph.ErrInvalidRequest):
+		return usageError(&reworded{msg: graphOptionNames.Replace(err.Error()), err: err})
+	case errors.Is(err, linkgraph.ErrAmbiguous), errors.Is(err, linkgraph.ErrNotFound):
+		// A note name that names no note, or several, is the user's to fix.
+		return usageError(err)
+	case err != nil:
 		return err
 	}
 	if outFormat == "json" {
@@ -113,6 +117,15 @@ func runGraph(c *cli.Context, action string) error {
 	printGraph(c.App.Writer, resp)
 	return nil
 }
+
+// graphOptionNames spell linkgraph's request fields, which its errors name,
+// as this command's options.
+var graphOptionNames = strings.NewReplacer(
+	"sourcePath", "--source", "targetPath", "--target",
+	"maxDepth", "--max-depth", "maxNodes", "--max-nodes", "maxEdges", "--max-edges",
+	"maxPaths", "--max-paths", "timeoutMs", "--timeout",
+	"fileFilter", "--file-filter", "folderFilter", "--folder-filter",
+)
 
 func printGraph(w io.Writer, r *linkgraph.Response) {
 	fmt.Fprintln(w, r.Message)

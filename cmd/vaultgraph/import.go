@@ -28,17 +28,15 @@ lock while it writes, like an indexer: with one running it waits --wait,
 then exits 75.`,
 		Flags: []cli.Flag{
 			dataFlag(),
-			&cli.DurationFlag{Name: "wait", Usage: "how long to wait for an indexer holding the data directory"},
+			&cli.DurationFlag{Name: "wait", Usage: "how long to wait for an indexer holding the data directory", Action: notNegative("wait")},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
 		},
+		Before: takesArgs(0, 1, ""),
 		Action: runImport,
 	}
 }
 
 func runImport(c *cli.Context) error {
-	if c.NArg() > 1 {
-		return &exitError{code: 2, err: errors.New("usage: vaultgraph snapshot import --data D [FILE]")}
-	}
 	var r io.Reader = os.Stdin
 	if name := c.Args().First(); name != "" && name != "-" {
 		f, err := os.Open(name)
@@ -48,7 +46,7 @@ func runImport(c *cli.Context) error {
 		defer f.Close()
 		r = f
 	} else if isTerminal(os.Stdin) {
-		return &exitError{code: 2, err: errors.New("no archive: give a FILE or pipe one in (vaultgraph snapshot import --data D < snap.tar)")}
+		return usageError(errors.New("no archive: give a FILE or pipe one in (vaultgraph snapshot import --data D < snap.tar)"))
 	}
 	data := c.String("data")
 	res, err := archive.Import(c.Context, r, data, archive.ImportOptions{LockWait: c.Duration("wait")})

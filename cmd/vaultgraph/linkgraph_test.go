@@ -80,12 +80,38 @@ func TestGraphCommand(t *testing.T) {
 	if r.code != 2 || !strings.Contains(r.stderr, "Journal/Kickoff.md, Meetings/2024/Kickoff.md") {
 		t.Errorf("ambiguous name: exit %d, stderr %s", r.code, r.stderr)
 	}
+	// The library's request fields are named as the command's options.
 	r = vg(t, "graph", "traverse", "--data", data)
-	if r.code != 2 || !strings.Contains(r.stderr, "sourcePath") {
+	if r.code != 2 || !strings.Contains(r.stderr, "traverse needs --source") {
 		t.Errorf("missing source: exit %d, stderr %s", r.code, r.stderr)
 	}
-	if r = vg(t, "graph", "neighbors", "--data", data, "--source", "Nobody At All"); r.code != 1 || !strings.Contains(r.stderr, "not found") {
+	r = vg(t, "graph", "path", "--data", data, "--source", "Zoë")
+	if r.code != 2 || !strings.Contains(r.stderr, "path needs --target") || strings.Contains(r.stderr, "targetPath") {
+		t.Errorf("missing target: exit %d, stderr %s", r.code, r.stderr)
+	}
+	// A name that names no note is the user's to fix, as an ambiguous one.
+	if r = vg(t, "graph", "neighbors", "--data", data, "--source", "Nobody At All"); r.code != 2 || !strings.Contains(r.stderr, "not found") {
 		t.Errorf("unknown note: exit %d, stderr %s", r.code, r.stderr)
+	}
+	if r = vg(t, "graph", "path", "--data", data, "--source", "Zoë", "--target", "Nobody At All"); r.code != 2 || !strings.Contains(r.stderr, "not found") {
+		t.Errorf("unknown target: exit %d, stderr %s", r.code, r.stderr)
+	}
+	// Options may come between graph and its action.
+	if r = vgOK(t, "graph", "-d", data, "backlinks", "--source", "Bob"); !strings.Contains(r.stdout, "notes linking to People/Bob.md") {
+		t.Errorf("graph -d DATA backlinks --source Bob:\n%s", r.stdout)
+	}
+
+	// So is a snapshot reference that names no snapshot.
+	for ref, want := range map[string]string{
+		"01":         "an id prefix needs at least 4 characters",
+		"ZZZZZZZZZZ": `no snapshot found: "ZZZZZZZZZZ"`,
+	} {
+		if r = vg(t, "snapshot", "diff", "-d", data, ref); r.code != 2 || !strings.Contains(r.stderr, want) {
+			t.Errorf("snapshot diff %s: exit %d, stderr %s", ref, r.code, r.stderr)
+		}
+		if r = vg(t, "graph", "statistics", "-d", data, "--snapshot", ref); r.code != 2 || !strings.Contains(r.stderr, want) {
+			t.Errorf("graph statistics --snapshot %s: exit %d, stderr %s", ref, r.code, r.stderr)
+		}
 	}
 }
 
@@ -136,6 +162,8 @@ func TestRetrieveCommand(t *testing.T) {
 	if r := vg(t, "retrieve", "--data", data); r.code != 2 {
 		t.Errorf("no question: exit %d", r.code)
 	}
+	// After "--" a question may start with a dash.
+	vgOK(t, "retrieve", "--data", data, "--", "-5 °C", "--k")
 	if r := vg(t, "retrieve", "--data", data, "q", "--rank", "sideways"); r.code != 2 || !strings.Contains(r.stderr, "unknown rank") {
 		t.Errorf("bad rank: exit %d, %s", r.code, r.stderr)
 	}

@@ -598,6 +598,13 @@ func TestSchedule(t *testing.T) {
 	if r := vg(t, "schedule", "systemd", "--vault", vault, "--data", data, "--every", "10s"); r.code != 2 {
 		t.Errorf("--every 10s: exit %d %s", r.code, r.stderr)
 	}
+	// Index options the unit's runs would refuse are refused now.
+	for _, extra := range [][]string{{"Templates/"}, {"--ignored", "x"}, {"--graph", "false"}} {
+		args := append([]string{"schedule", "systemd", "--vault", vault, "--data", data, "--"}, extra...)
+		if r := vg(t, args...); r.code != 2 || !strings.Contains(r.stderr, "index options after --") {
+			t.Errorf("schedule systemd -- %s: exit %d %s", strings.Join(extra, " "), r.code, r.stderr)
+		}
+	}
 }
 
 // waitReleased waits until no process holds a lease on snapshot id.

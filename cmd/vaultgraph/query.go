@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vaultgraph/vaultgraph/indexer"
-	"github.com/vaultgraph/vaultgraph/snapshot"
 	"github.com/vaultgraph/vaultgraph/snapshot/cypher"
 	"github.com/vaultgraph/vaultgraph/snapshot/graphdb"
 )
@@ -27,28 +25,27 @@ func queryCommand() *cli.Command {
 		Description: `Queries use the vault's own names: labels from frontmatter type, edge types
 as written (backquote names with spaces: [r:` + "`mentored by`" + `]), property keys
 as written. A note with several labels matches each of them. The query runs on
-the newest snapshot unless --snapshot names another; it may not write.`,
+the newest snapshot that passes its checks unless --snapshot names another; it
+may not write.`,
 		Flags: []cli.Flag{
 			dataFlag(),
-			&cli.StringFlag{Name: "snapshot", Aliases: []string{"s"}, Usage: "snapshot id or unique prefix (default: the newest)"},
+			&cli.StringFlag{Name: "snapshot", Aliases: []string{"s"}, Usage: "snapshot id or unique prefix (default: the newest that passes its checks)"},
 			// No short alias: urfave/cli copies a flag's value to its
 			// aliases through String and Set, which would add the joined
 			// list as one more parameter.
 			&cli.GenericFlag{Name: "param", Value: &paramList{}, Usage: `parameter name=value (repeatable); the value is read as JSON when it parses (42, true, ["a.md","b.md"]), else as a string`},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "table or json"},
-			&cli.DurationFlag{Name: "timeout", Value: graphdb.DefaultTimeout, Usage: "stop the query after this long"},
-			&cli.IntFlag{Name: "max-rows", Value: graphdb.DefaultMaxRows, Usage: "return at most this many rows (the output says when more existed)"},
-			&cli.IntFlag{Name: "buffer-mib", Value: graphdb.DefaultQueryBufferPool >> 20, Usage: "memory for the graph engine, in MiB"},
+			&cli.DurationFlag{Name: "timeout", Value: graphdb.DefaultTimeout, Usage: "stop the query after this long", Action: positive("timeout")},
+			&cli.IntFlag{Name: "max-rows", Value: graphdb.DefaultMaxRows, Usage: "return at most this many rows (the output says when more existed)", Action: atLeast("max-rows", 1)},
+			&cli.IntFlag{Name: "buffer-mib", Value: graphdb.DefaultQueryBufferPool >> 20, Usage: "memory for the graph engine, in MiB", Action: atLeast("buffer-mib", 1)},
 			&cli.BoolFlag{Name: "explain", Usage: "print the query as sent to the engine on stderr"},
 		},
+		Before: takesArgs(1, 1, "quote the query as one argument"),
 		Action: runQuery,
 	}
 }
 
 func runQuery(c *cli.Context) error {
-	if c.NArg() != 1 {
-		return &exitError{code: 2, err: errors.New("usage: vaultgraph query --data DIR 'MATCH ... RETURN ...' (quote the query as one argument)")}
-	}
 	text := c.Args().First()
 	if text == "-" {
 		b, err := io.ReadAll(os.Stdin)
@@ -59,13 +56,13 @@ func runQuery(c *cli.Context) error {
 	}
 	format := c.String("format")
 	if format != "table" && format != "json" {
-		return &exitError{code: 2, err: fmt.Errorf("--format %q: use table or json", format)}
+		return usageError(fmt.Errorf("--format %q: use table or json", format))
 	}
 	params, err := parseParams(*c.Generic("param").(*paramList))
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return usageError(err)
 	}
-	e, err := snapshot.Resolve(c.String("data"), c.String("snapshot"))
+	e, err := readRef(logger(c), c.String("data"), c.String("snapshot"))
 	if err != nil {
 		return err
 	}
@@ -78,7 +75,7 @@ func runQuery(c *cli.Context) error {
 	if err != nil {
 		switch cypher.KindOf(err) {
 		case cypher.KindSyntax, cypher.KindUnsupported, cypher.KindReadOnly, cypher.KindParameter:
-			return &exitError{code: 2, err: err}
+			return usageError(err)
 		}
 		return err
 	}
@@ -211,7 +208,7 @@ func labelSuffix(labels []string) string {
 func graphFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "graph", Value: true, Usage: "build the graph database that vaultgraph query reads (--graph=false skips it)"},
-		&cli.IntFlag{Name: "graph-buffer-mib", Value: graphdb.DefaultBuildBufferPool >> 20, Usage: "memory for the graph engine while it loads a snapshot, in MiB"},
+		&cli.IntFlag{Name: "graph-buffer-mib", Value: graphdb.DefaultBuildBufferPool >> 20, Usage: "memory for the graph engine while it loads a snapshot, in MiB", Action: atLeast("graph-buffer-mib", 1)},
 	}
 }
 

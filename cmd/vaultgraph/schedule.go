@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -41,6 +42,7 @@ success. Arguments after -- are added to the index command
 				Name:      "systemd",
 				Usage:     "print a systemd service and timer (user units by default)",
 				ArgsUsage: "[-- INDEX FLAGS...]",
+				Before:    takesArgs(0, many, ""),
 				Flags: append(flags("vaultgraph-index"),
 					&cli.StringFlag{Name: "env-file", Usage: "file of KEY=VALUE lines systemd reads at each run (for secrets)"},
 					&cli.StringFlag{Name: "run-as", Usage: "for a system unit: the user account to run as"}),
@@ -50,6 +52,7 @@ success. Arguments after -- are added to the index command
 				Name:      "launchd",
 				Usage:     "print a launchd agent (macOS)",
 				ArgsUsage: "[-- INDEX FLAGS...]",
+				Before:    takesArgs(0, many, ""),
 				Flags: append(flags("com.github.vaultgraph.index"),
 					&cli.StringFlag{Name: "log", Usage: "file launchd appends the run's output to (default ~/Library/Logs/NAME.log)"}),
 				Action: runScheduleLaunchd,
@@ -63,7 +66,7 @@ func scheduleJob(c *cli.Context) (schedule.Job, error) {
 	var j schedule.Job
 	every, err := parseSpan(c.String("every"))
 	if err != nil {
-		return j, &exitError{code: 2, err: fmt.Errorf("--every: %w", err)}
+		return j, usageError(fmt.Errorf("--every: %w", err))
 	}
 	vault, err := filepath.Abs(c.String("vault"))
 	if err != nil {
@@ -88,6 +91,9 @@ func scheduleJob(c *cli.Context) (schedule.Job, error) {
 	if bin, err = filepath.Abs(bin); err != nil {
 		return j, err
 	}
+	if err := checkIndexArgs(c.Args().Slice()); err != nil {
+		return j, err
+	}
 	cmd := []string{bin, "--log-level", "warn", "index", "--vault", vault, "--data", data, "--quiet", "--wait", "0s"}
 	cmd = append(cmd, c.Args().Slice()...)
 	var env []string
@@ -95,7 +101,7 @@ func scheduleJob(c *cli.Context) (schedule.Job, error) {
 		if !strings.Contains(kv, "=") {
 			v, ok := os.LookupEnv(kv)
 			if !ok {
-				return j, &exitError{code: 2, err: fmt.Errorf("--env %s: not set in this environment; write %s=VALUE", kv, kv)}
+				return j, usageError(fmt.Errorf("--env %s: not set in this environment; write %s=VALUE", kv, kv))
 			}
 			kv += "=" + v
 		}
@@ -111,6 +117,31 @@ func scheduleJob(c *cli.Context) (schedule.Job, error) {
 	return j, nil
 }
 
+// checkIndexArgs refuses, now rather than at every run of the unit, index
+// options after -- that index would refuse: unknown options and arguments.
+func checkIndexArgs(args []string) error {
+	flags := indexCommand().Flags
+	fs := flag.NewFlagSet("index", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	for _, f := range flags {
+		if err := f.Apply(fs); err != nil {
+			return err
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		return usageError(&reworded{msg: "index options after --: " + flagErrorText(err, flags), err: err})
+	}
+	if fs.NArg() == 0 {
+		return nil
+	}
+	extra := fs.Arg(0)
+	if i := len(args) - fs.NArg() - 1; i >= 0 && isOption(args[i]) && (strings.EqualFold(extra, "true") || strings.EqualFold(extra, "false")) {
+		before := args[i]
+		return usageErrorf("index options after --: %s %s: a bool option takes its value after \"=\": write %s=%s", before, extra, before, strings.ToLower(extra))
+	}
+	return usageErrorf("index options after --: unexpected argument %q: index takes options only", extra)
+}
+
 func runScheduleSystemd(c *cli.Context) error {
 	j, err := scheduleJob(c)
 	if err != nil {
@@ -124,7 +155,7 @@ func runScheduleSystemd(c *cli.Context) error {
 	j.User = c.String("run-as")
 	u, err := schedule.Systemd(j)
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return usageError(err)
 	}
 	if dir := c.String("out"); dir != "" {
 		return writeUnits(c, dir, map[string][]byte{u.ServiceName: u.Service, u.TimerName: u.Timer})
@@ -151,7 +182,7 @@ func runScheduleLaunchd(c *cli.Context) error {
 	}
 	plist, err := schedule.Launchd(j)
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return usageError(err)
 	}
 	if dir := c.String("out"); dir != "" {
 		return writeUnits(c, dir, map[string][]byte{j.Name + ".plist": plist})

@@ -25,16 +25,17 @@ their path, heading and byte offsets, edges returns edges with their sentences.
 filters never lose results.`,
 		Flags: append([]cli.Flag{
 			dataFlag(),
-			&cli.StringFlag{Name: "snapshot", Usage: "snapshot id or unique prefix (default: the newest)"},
+			&cli.StringFlag{Name: "snapshot", Usage: "snapshot id or unique prefix (default: the newest that passes its checks)"},
 			&cli.StringFlag{Name: "target", Value: "nodes", Usage: "nodes, chunks or edges"},
 			&cli.StringSliceFlag{Name: "types", Usage: "keep notes with one of these labels: Person,Company"},
 			&cli.StringSliceFlag{Name: "edge-types", Usage: "keep edges of these types: funds,works_at"},
-			&cli.IntFlag{Name: "k", Value: 10, Usage: "number of results"},
+			&cli.IntFlag{Name: "k", Value: 10, Usage: "number of results", Action: atLeast("k", 1)},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
-			&cli.StringFlag{Name: "score", Value: "best", Usage: "a note's score: its best chunk, or the mean of its chunks"},
-			&cli.IntFlag{Name: "ef", Usage: "HNSW beam width: larger is more exact and slower (default: the snapshot's)"},
+			&cli.StringFlag{Name: "score", Value: string(search.Best), Usage: "a note's score: its best chunk, or the mean of its chunks"},
+			&cli.IntFlag{Name: "ef", Usage: "HNSW beam width: larger is more exact and slower (default: the snapshot's)", Action: atLeast("ef", 1)},
 			&cli.StringFlag{Name: "embedder", Usage: "fail unless the snapshot's vectors come from this embedder"},
 		}, embedderConnFlags()...),
+		Before: takesArgs(1, many, ""),
 		Action: runSearch,
 	}
 }
@@ -42,17 +43,21 @@ filters never lose results.`,
 func runSearch(c *cli.Context) error {
 	text := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
 	if text == "" {
-		return &exitError{code: 2, err: fmt.Errorf("usage: vaultgraph search --data DIR [flags] QUERY")}
+		return usageError(fmt.Errorf("empty QUERY; usage: vaultgraph search --data DIR [flags] QUERY"))
 	}
 	target, err := search.ParseTarget(c.String("target"))
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return usageError(err)
 	}
 	outFormat := c.String("format")
 	if outFormat != "text" && outFormat != "json" {
-		return &exitError{code: 2, err: fmt.Errorf("unknown --format %q: use text or json", outFormat)}
+		return usageError(fmt.Errorf("unknown --format %q: use text or json", outFormat))
 	}
-	entry, err := snapshot.Resolve(c.String("data"), c.String("snapshot"))
+	score := search.Score(c.String("score"))
+	if score != search.Best && score != search.Mean {
+		return usageError(fmt.Errorf("unknown --score %q: use %s or %s", score, search.Best, search.Mean))
+	}
+	entry, err := readRef(logger(c), c.String("data"), c.String("snapshot"))
 	if err != nil {
 		return err
 	}
@@ -78,7 +83,7 @@ func runSearch(c *cli.Context) error {
 	}
 	res, err := ix.Search(c.Context, search.Query{
 		Text: text, Target: target, K: c.Int("k"), Labels: c.StringSlice("types"),
-		EdgeTypes: c.StringSlice("edge-types"), Score: search.Score(c.String("score")),
+		EdgeTypes: c.StringSlice("edge-types"), Score: score,
 	}, e)
 	if err != nil {
 		return err

@@ -42,17 +42,18 @@ stderr), for clients that start the server themselves:
 			&cli.BoolFlag{Name: "verify", Usage: "recompute every file's sha256 before serving a snapshot (sizes are always checked)"},
 			&cli.StringFlag{Name: "token-file", Usage: "file holding the bearer token (else " + serve.TokenEnv + ")"},
 			&cli.DurationFlag{Name: "poll", Value: store.DefaultPoll, Usage: "rescan DATA/snapshots this often besides file system events (0: default, negative: events only)"},
-			&cli.DurationFlag{Name: "query-timeout", Value: serve.DefaultQueryTimeout, Usage: "longest a query or search may run"},
-			&cli.IntFlag{Name: "max-rows", Value: serve.DefaultMaxRows, Usage: "row cap of query results"},
-			&cli.IntFlag{Name: "max-concurrent", Value: serve.DefaultMaxHeavy(), Usage: "queries and searches running at once; more get 429 with Retry-After"},
-			&cli.IntFlag{Name: "body-limit", Value: serve.DefaultBodyLimit, Usage: "largest request body in bytes"},
+			&cli.DurationFlag{Name: "query-timeout", Value: serve.DefaultQueryTimeout, Usage: "longest a query or search may run", Action: positive("query-timeout")},
+			&cli.IntFlag{Name: "max-rows", Value: serve.DefaultMaxRows, Usage: "row cap of query results", Action: atLeast("max-rows", 1)},
+			&cli.IntFlag{Name: "max-concurrent", Value: serve.DefaultMaxHeavy(), Usage: "queries and searches running at once; more get 429 with Retry-After", Action: atLeast("max-concurrent", 1)},
+			&cli.IntFlag{Name: "body-limit", Value: serve.DefaultBodyLimit, Usage: "largest request body in bytes", Action: atLeast("body-limit", 1)},
 			&cli.StringSliceFlag{Name: "cors-origin", Usage: "allow browser requests from this origin (repeatable; none by default)"},
 			&cli.StringSliceFlag{Name: "allow-host", Usage: "accept this Host header without a token besides loopback names (repeatable)"},
-			&cli.IntFlag{Name: "graph-memory", Value: graphdb.DefaultQueryBufferPool >> 20, Usage: "graph database buffer pool per open snapshot, MiB"},
-			&cli.IntFlag{Name: "ef", Usage: "HNSW beam width of searches (default: the snapshot's)"},
+			&cli.IntFlag{Name: "graph-memory", Value: graphdb.DefaultQueryBufferPool >> 20, Usage: "graph database buffer pool per open snapshot, MiB", Action: atLeast("graph-memory", 1)},
+			&cli.IntFlag{Name: "ef", Usage: "HNSW beam width of searches (default: the snapshot's)", Action: atLeast("ef", 1)},
 			&cli.BoolFlag{Name: "access-log", Usage: "log every request at info level (route, status, time; never paths or queries)"},
 			&cli.BoolFlag{Name: "stdio", Usage: "speak MCP on stdin and stdout instead of listening (for Claude Code, Claude Desktop, Cursor); the HTTP flags are ignored"},
 		}, embedderConnFlags()...),
+		Before: takesArgs(0, 0, ""),
 		Action: runServe,
 	}
 }
@@ -63,10 +64,10 @@ func runServe(c *cli.Context) error {
 	}
 	token, warning, err := serve.LoadToken(c.String("token-file"), os.Getenv)
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return usageError(err)
 	}
 	if err := serve.CheckExposure(c.String("addr"), token != ""); err != nil {
-		return &exitError{code: 2, err: err}
+		return usageError(err)
 	}
 	log := logger(c)
 	if warning != "" {

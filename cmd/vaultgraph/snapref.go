@@ -29,7 +29,9 @@ func isPathRef(ref string) bool {
 }
 
 // resolveRef finds a snapshot by id, id prefix or "latest" in data, or by
-// the path of its directory.
+// the path of its directory. "latest" (or no ref) is the newest snapshot,
+// whatever its state: what snapshot verify checks. A ref that names no
+// snapshot, or several, is a usage error.
 func resolveRef(data, ref string) (snapshot.Entry, error) {
 	if isPathRef(ref) {
 		dir, err := filepath.Abs(ref)
@@ -46,10 +48,45 @@ func resolveRef(data, ref string) (snapshot.Entry, error) {
 		return snapshot.Entry{ID: filepath.Base(dir), Dir: dir}, nil
 	}
 	if data == "" {
-		return snapshot.Entry{}, &exitError{code: 2, err: errors.New("--data is required to find a snapshot by id (or give the path of a snapshot directory)")}
+		return snapshot.Entry{}, usageError(errors.New("--data is required to find a snapshot by id (or give the path of a snapshot directory)"))
 	}
-	return snapshot.Resolve(data, ref)
+	e, err := snapshot.Resolve(data, ref)
+	if err != nil && !isNewest(ref) && (errors.Is(err, snapshot.ErrNotFound) || errors.Is(err, snapshot.ErrAmbiguous)) {
+		return e, usageError(err)
+	}
+	return e, err
 }
+
+// readRef is resolveRef for the commands that read a snapshot. Without a
+// ref, or with "latest", it is the newest snapshot that passes Open's
+// checks, as the server and the indexer pick it: newer ones that fail are
+// skipped with a warning saying which and why. A snapshot named by id or
+// path is used as named, so a damaged one fails when opened.
+func readRef(log *slog.Logger, data, ref string) (snapshot.Entry, error) {
+	if !isNewest(ref) || data == "" {
+		return resolveRef(data, ref)
+	}
+	s, skipped, err := snapshot.Latest(data, snapshot.OpenOptions{})
+	if err != nil {
+		for _, why := range skipped {
+			log.Warn("skipped a snapshot that fails its checks", "err", why)
+		}
+		switch {
+		case errors.Is(err, snapshot.ErrNotFound) && len(skipped) == 0:
+			return snapshot.Entry{}, fmt.Errorf("%w: run vaultgraph index first", err)
+		case errors.Is(err, snapshot.ErrNotFound):
+			return snapshot.Entry{}, fmt.Errorf("%w that passes its checks (%s skipped)", err, plural(len(skipped), "damaged snapshot"))
+		}
+		return snapshot.Entry{}, err
+	}
+	for _, why := range skipped {
+		log.Warn("skipped a snapshot that fails its checks; using the newest one that passes them", "err", why, "using", s.ID)
+	}
+	return snapshot.Entry{ID: s.ID, Dir: s.Dir}, nil
+}
+
+// isNewest reports whether a snapshot reference asks for the newest one.
+func isNewest(ref string) bool { return ref == "" || ref == "latest" }
 
 // leaseIfInData takes a lease on a snapshot of a data directory so that gc
 // leaves it alone while a command reads it. It is best effort: reading a

@@ -24,13 +24,15 @@ func snapshotCommand() *cli.Command {
 				Name:   "list",
 				Usage:  "list the snapshots of a data directory, oldest first",
 				Flags:  []cli.Flag{dataFlag(), jsonFlag()},
+				Before: takesArgs(0, 0, ""),
 				Action: runSnapshotList,
 			},
 			{
 				Name:      "show",
-				Usage:     "show a snapshot's manifest (the newest by default)",
+				Usage:     "show a snapshot's manifest (the newest that passes its checks by default)",
 				ArgsUsage: "[ID]",
 				Flags:     []cli.Flag{dataFlag(), jsonFlag()},
+				Before:    takesArgs(0, 1, ""),
 				Action:    runSnapshotShow,
 			},
 			{
@@ -38,6 +40,7 @@ func snapshotCommand() *cli.Command {
 				Usage:     "recompute every checksum of a snapshot; exits 1 on any mismatch",
 				ArgsUsage: "[ID | PATH]  (a PATH with a slash checks a copied snapshot directory before it is renamed into place)",
 				Flags:     []cli.Flag{optionalDataFlag(), &cli.BoolFlag{Name: "all", Usage: "verify every snapshot"}},
+				Before:    takesArgs(0, 1, ""),
 				Action:    runSnapshotVerify,
 			},
 			exportCommand(),
@@ -91,7 +94,7 @@ func runSnapshotList(c *cli.Context) error {
 }
 
 func runSnapshotShow(c *cli.Context) error {
-	e, err := snapshot.Resolve(c.String("data"), c.Args().First())
+	e, err := readRef(logger(c), c.String("data"), c.Args().First())
 	if err != nil {
 		return err
 	}
@@ -153,8 +156,11 @@ func runSnapshotVerify(c *cli.Context) error {
 	data := c.String("data")
 	var entries []snapshot.Entry
 	if c.Bool("all") {
+		if c.NArg() > 0 {
+			return usageErrorf("--all verifies every snapshot: give no ID with it, got %s; see %s --help", quoteAll(c.Args().Slice()), helpName(c))
+		}
 		if data == "" {
-			return &exitError{code: 2, err: errors.New("--all needs --data")}
+			return usageError(errors.New("--all needs --data"))
 		}
 		all, err := snapshot.List(data)
 		if err != nil {

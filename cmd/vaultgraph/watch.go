@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/vaultgraph/vaultgraph/indexer"
@@ -12,9 +10,9 @@ import (
 func watchFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "watch", Usage: "keep running: re-index whenever the vault changes (stop with Ctrl-C or SIGTERM)"},
-		&cli.DurationFlag{Name: "poll", Usage: "watch by polling the vault this often instead of file system events (bind mounts, network file systems); implies --watch"},
-		&cli.DurationFlag{Name: "debounce", Value: indexer.DefaultDebounce, Usage: "in watch mode, how long the vault must stay quiet after a change before a run"},
-		&cli.DurationFlag{Name: "pending-retry", Value: indexer.DefaultPendingRetry, Usage: "in watch mode, how soon to retry vectors the model server could not compute, with the vault unchanged (doubles while it stays down, up to 16x)"},
+		&cli.DurationFlag{Name: "poll", Usage: "watch by polling the vault this often instead of file system events (bind mounts, network file systems); implies --watch", Action: positive("poll")},
+		&cli.DurationFlag{Name: "debounce", Value: indexer.DefaultDebounce, Usage: "in watch mode, how long the vault must stay quiet after a change before a run", Action: positive("debounce")},
+		&cli.DurationFlag{Name: "pending-retry", Value: indexer.DefaultPendingRetry, Usage: "in watch mode, how soon to retry vectors the model server could not compute, with the vault unchanged (doubles while it stays down, up to 16x)", Action: positive("pending-retry")},
 	}
 }
 
@@ -34,9 +32,6 @@ func runWatch(c *cli.Context, opts indexer.Options) error {
 			}
 			printIndexResult(c, res)
 		},
-	}
-	if wopts.Poll < 0 {
-		return &exitError{code: 2, err: fmt.Errorf("--poll %v: want a positive interval", wopts.Poll)}
 	}
 	return indexer.Watch(c.Context, opts, wopts)
 }

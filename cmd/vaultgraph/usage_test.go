@@ -1,0 +1,263 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v2"
+)
+
+// leaves calls fn with every command that runs (has no subcommands) and
+// its path: "snapshot gc".
+func leaves(cmds []*cli.Command, prefix string, fn func(path string, c *cli.Command)) {
+	for _, c := range cmds {
+		path := strings.TrimSpace(prefix + " " + c.Name)
+		if len(c.Subcommands) == 0 {
+			fn(path, c)
+		}
+		leaves(c.Subcommands, path, fn)
+	}
+}
+
+func isUsageError(err error) bool {
+	var ee *exitError
+	return errors.As(err, &ee) && ee.code == 2
+}
+
+// TestEveryCommandChecksItsArguments runs the argument check of every
+// command with too few, enough and too many positional arguments: none
+// may ignore an extra one.
+func TestEveryCommandChecksItsArguments(t *testing.T) {
+	want := map[string][2]int{
+		"index": {0, 0}, "demo": {0, 0}, "serve": {0, 0}, "gen": {1, 1},
+		"search": {1, many}, "retrieve": {1, many}, "query": {1, 1},
+		"snapshot list": {0, 0}, "snapshot show": {0, 1}, "snapshot verify": {0, 1},
+		"snapshot export": {0, 1}, "snapshot import": {0, 1}, "snapshot diff": {0, 2}, "snapshot gc": {0, 0},
+		"schedule systemd": {0, many}, "schedule launchd": {0, many},
+	}
+	for _, a := range graphActions {
+		want["graph "+a.name] = [2]int{0, 0}
+	}
+	app := newApp()
+	seen := map[string]bool{}
+	leaves(app.Commands, "", func(path string, c *cli.Command) {
+		seen[path] = true
+		spec, ok := want[path]
+		if !ok {
+			t.Errorf("%s: add it to this test with the arguments it takes", path)
+			return
+		}
+		if c.Before == nil {
+			t.Errorf("%s: no argument check (Before: takesArgs(...))", path)
+			return
+		}
+		run := func(n int) error {
+			set := flag.NewFlagSet(c.Name, flag.ContinueOnError)
+			if err := set.Parse(slices.Repeat([]string{"word"}, n)); err != nil {
+				t.Fatal(err)
+			}
+			ctx := cli.NewContext(app, set, nil)
+			ctx.Command = c
+			c.HelpName = app.Name + " " + path // as cli sets it when it runs
+			return c.Before(ctx)
+		}
+		min, max := spec[0], spec[1]
+		if err := run(min); err != nil {
+			t.Errorf("%s with %d arguments: %v", path, min, err)
+		}
+		if min > 0 {
+			if err := run(min - 1); !isUsageError(err) {
+				t.Errorf("%s with %d arguments: err %v, want a usage error", path, min-1, err)
+			}
+		}
+		if max == many {
+			if err := run(7); err != nil {
+				t.Errorf("%s with 7 arguments: %v", path, err)
+			}
+			return
+		}
+		if err := run(max); err != nil {
+			t.Errorf("%s with %d arguments: %v", path, max, err)
+		}
+		err := run(max + 1)
+		if !isUsageError(err) || !strings.Contains(err.Error(), `"word"`) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s with %d arguments: err %v, want a usage error naming the command and the arguments", path, max+1, err)
+		}
+	})
+	for path := range want {
+		if !seen[path] {
+			t.Errorf("%s is not a command", path)
+		}
+	}
+}
+
+// TestEveryNumberIsChecked finds every integer and duration option and
+// checks that a negative value is refused as a usage error naming the
+// option, rather than replaced by a default, and that the option's own
+// default passes its check.
+func TestEveryNumberIsChecked(t *testing.T) {
+	// Options for which every value means something.
+	anyValue := map[string]bool{
+		"gen --seed":   true, // a random seed
+		"serve --poll": true, // 0: default, negative: file system events only
+	}
+	app := newApp()
+	check := func(path string, f cli.Flag) {
+		name := path + " --" + f.Names()[0]
+		var refused, byDefault error
+		switch f := f.(type) {
+		case *cli.IntFlag:
+			if f.Action == nil {
+				break
+			}
+			refused = f.Action(nil, -1)
+			if f.Value != 0 {
+				byDefault = f.Action(nil, f.Value)
+			}
+		case *cli.Int64Flag:
+			if f.Action == nil {
+				break
+			}
+			refused = f.Action(nil, -1)
+			if f.Value != 0 {
+				byDefault = f.Action(nil, f.Value)
+			}
+		case *cli.DurationFlag:
+			if f.Action == nil {
+				break
+			}
+			refused = f.Action(nil, -time.Second)
+			if f.Value != 0 {
+				byDefault = f.Action(nil, f.Value)
+			}
+		case *cli.Float64Flag, *cli.UintFlag, *cli.Uint64Flag:
+			t.Errorf("%s: a %T; teach this test about it", name, f)
+			return
+		default:
+			return
+		}
+		switch {
+		case anyValue[name]:
+			if refused != nil {
+				t.Errorf("%s refuses -1: %v", name, refused)
+			}
+		case refused == nil:
+			t.Errorf("%s accepts -1 (give it an Action: atLeast, positive or notNegative)", name)
+		case !isUsageError(refused) || !strings.Contains(refused.Error(), "--"+f.Names()[0]+" must"):
+			t.Errorf("%s: error %v, want a usage error naming the option", name, refused)
+		}
+		if byDefault != nil {
+			t.Errorf("%s refuses its default: %v", name, byDefault)
+		}
+	}
+	for _, f := range app.Flags {
+		check("vaultgraph", f)
+	}
+	leaves(app.Commands, "", func(path string, c *cli.Command) {
+		for _, f := range c.Flags {
+			check(path, f)
+		}
+	})
+}
+
+func TestFlagErrorText(t *testing.T) {
+	flags := searchCommand().Flags
+	for in, want := range map[string]string{
+		"flag provided but not defined: -source":       "unknown option --source",
+		"flag provided but not defined: -x":            "unknown option -x",
+		`invalid value "abc" for flag -k: parse error`: `invalid value "abc" for --k: parse error`,
+		"flag needs an argument: -d":                   "-d needs a value",
+		"flag needs an argument: -data":                "--data needs a value",
+	} {
+		if got := flagErrorText(errors.New(in), flags); got != want {
+			t.Errorf("%q: got %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestCheckLogLevel(t *testing.T) {
+	for _, l := range []string{"debug", "INFO", "Warn", "error"} {
+		if err := checkLogLevel(nil, l); err != nil {
+			t.Errorf("%s: %v", l, err)
+		}
+	}
+	if err := checkLogLevel(nil, "verbose"); !isUsageError(err) {
+		t.Errorf("verbose: %v", err)
+	}
+}
+
+// TestUsageErrorsExit2 drives the binary with command lines a user gets
+// wrong: each exits 2 with a message saying what to change, whether cli
+// or vaultgraph found the problem, and prints nothing on stdout but
+// cli's help for a missing required option. None gets as far as reading
+// the data directory.
+func TestUsageErrorsExit2(t *testing.T) {
+	d, v := t.TempDir(), t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		// Found by cli.
+		{[]string{"search", "-d", d, "q", "--k", "abc"}, `invalid value "abc" for --k`},
+		{[]string{"search", "-d", d, "q", "--bogus"}, "unknown option --bogus; see vaultgraph search --help"},
+		{[]string{"index", "--data", d}, "missing required option --vault"},
+		{[]string{"bogus"}, `unknown command "bogus"; see vaultgraph --help`},
+		{[]string{"graph", "bogus", "--source", "Bob"}, `unknown graph action "bogus" (traverse, neighbors, path, statistics, backlinks, forwardlinks)`},
+		{[]string{"graph", "-d", d}, "graph needs an action before its options"},
+		{[]string{"snapshot", "bogus"}, `unknown snapshot command "bogus" (list, show, verify, export, import, diff, gc)`},
+		// A value-taking option last keeps its place instead of taking
+		// the query (or, for --log-level, the command) as its value.
+		{[]string{"search", "-d", d, "who", "--k"}, "--k needs a value"},
+		{[]string{"search", "-d", d, "who", "--log-level"}, "--log-level needs a value"},
+		// Extra arguments are refused, not ignored.
+		{[]string{"index", "--vault", v, "--data", d, "--graph", "false"}, `write --graph=false`},
+		{[]string{"index", "--vault", v, "--data", d, "extra"}, `index takes no arguments, got "extra"`},
+		{[]string{"snapshot", "verify", "--all", "-d", d, "extra"}, `give no ID with it, got "extra"`},
+		{[]string{"snapshot", "gc", "-d", d, "--keep", "2", "extra"}, `snapshot gc takes no arguments`},
+		{[]string{"query", "-d", d, "MATCH", "(n)", "RETURN", "n"}, "quote the query as one argument"},
+		{[]string{"schedule", "systemd", "-v", v, "-d", d, "--", "--graph", "false"}, "index options after --: --graph false: a bool option takes its value after \"=\": write --graph=false"},
+		// Numbers out of range are refused, not replaced by defaults.
+		{[]string{"search", "q", "-d", d, "--k", "0"}, "--k must be at least 1, not 0"},
+		{[]string{"search", "q", "-d", d, "--k", "-1"}, "--k must be at least 1, not -1"},
+		{[]string{"query", "-d", d, "RETURN 1", "--max-rows", "0"}, "--max-rows must be at least 1"},
+		{[]string{"query", "-d", d, "RETURN 1", "--timeout", "0"}, "--timeout must be positive, not 0s"},
+		{[]string{"query", "-d", d, "RETURN 1", "--timeout", "-1s"}, "--timeout must be positive, not -1s"},
+		{[]string{"retrieve", "-d", d, "q", "--depth", "-1"}, "--depth must not be negative, not -1"},
+		{[]string{"graph", "path", "-d", d, "--source", "a", "--max-depth", "0"}, "--max-depth must be at least 1"},
+		{[]string{"index", "--vault", v, "--data", d, "--poll", "0s"}, "--poll must be positive"},
+		{[]string{"--log-level", "loud", "search", "-d", d, "q"}, `--log-level "loud": use debug, info, warn, error`},
+		// Values of the wrong kind, whoever checks them.
+		{[]string{"search", "-d", d, "q", "--score", "worst"}, `unknown --score "worst"`},
+		{[]string{"search", "-d", d, "q", "--target", "bogus"}, `unknown search target "bogus"`},
+	} {
+		r := vg(t, tc.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("vaultgraph %s: exit %d, want 2 and %q in stderr:\n%s", strings.Join(tc.args, " "), r.code, tc.want, r.stderr)
+		}
+		if r.stdout != "" && !strings.Contains(r.stderr, "missing required") {
+			t.Errorf("vaultgraph %s printed on stdout:\n%s", strings.Join(tc.args, " "), r.stdout)
+		}
+	}
+	if entries, _ := os.ReadDir(d); len(entries) != 0 {
+		t.Errorf("refused commands wrote into the data directory: %v", entries)
+	}
+
+	// Without a command or a subcommand the help goes to stderr, like
+	// git's; asked for, it goes to stdout and exits 0.
+	for _, args := range [][]string{{}, {"graph"}, {"snapshot"}, {"schedule"}} {
+		r := vg(t, args...)
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "USAGE:") {
+			t.Errorf("vaultgraph %s: exit %d, stdout %q, stderr:\n%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+		}
+	}
+	for _, args := range [][]string{{"--help"}, {"graph", "--help"}, {"graph", "path", "--help"}} {
+		if r := vgOK(t, args...); !strings.Contains(r.stdout, "USAGE:") {
+			t.Errorf("vaultgraph %s: stdout:\n%s", strings.Join(args, " "), r.stdout)
+		}
+	}
+}
