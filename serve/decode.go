@@ -6,35 +6,163 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 )
 
-// decodeBody decodes the request's JSON body into v. It reads the raw
-// body: fiber's Ctx.Body would inflate a gzip or brotli body without
-// bound, so compressed bodies are refused. Numbers decode as json.Number,
-// so that an integer parameter stays an integer. Unknown fields are
-// ignored, as clients of the Typed Graph sidecar may send more than this
-// server reads. A syntax error reports its line and column in the body.
-func decodeBody(c *fiber.Ctx, v any) error {
-	if enc := strings.TrimSpace(c.Get(fiber.HeaderContentEncoding)); enc != "" && !strings.EqualFold(enc, "identity") {
-		return newError(http.StatusUnsupportedMediaType, KindUnsupportedMT, "compressed request bodies (Content-Encoding %s) are not accepted", enc)
+// requireJSON refuses a request whose Content-Type is not application/json
+// (a charset, when given, must be UTF-8, as JSON is) with 415. Besides
+// naming the format, the check keeps web pages from sending these
+// requests across origins unasked: a page may POST text/plain or a form
+// to a loopback server without a CORS preflight, but not
+// application/json.
+func requireJSON(h fiber.Handler) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		ct := c.Get(fiber.HeaderContentType)
+		mt, params, err := mime.ParseMediaType(ct)
+		got := "none was sent"
+		if ct != "" {
+			got = fmt.Sprintf("not %q", ct)
+		}
+		switch {
+		case err != nil || mt != fiber.MIMEApplicationJSON:
+			return newError(http.StatusUnsupportedMediaType, KindUnsupportedMT,
+				`the request body must be JSON, sent with the header "Content-Type: application/json" (%s)`, got)
+		case params["charset"] != "" && !strings.EqualFold(params["charset"], "utf-8") && !strings.EqualFold(params["charset"], "utf8"):
+			return newError(http.StatusUnsupportedMediaType, KindUnsupportedMT,
+				`JSON bodies are UTF-8: send "Content-Type: application/json" or "application/json; charset=utf-8" (%s)`, got)
+		}
+		return h(c)
 	}
-	body := c.Request().Body()
-	if len(bytes.TrimSpace(body)) == 0 {
-		return badRequest("the request body is empty; send a JSON object")
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
-		return jsonError(body, err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return badRequest("the request body holds more than one JSON value")
+}
+
+// bodyFields are the members of a request's JSON object as sent, for the
+// checks that must tell a field left out (which takes its default) from
+// one set to zero.
+type bodyFields map[string]json.RawMessage
+
+// has reports whether the request sets name to something other than null.
+func (f bodyFields) has(name string) bool {
+	raw, ok := f[name]
+	return ok && !bytes.Equal(raw, []byte("null"))
+}
+
+// atLeast refuses a field the request sets below min; left out, the field
+// takes the default the OpenAPI document names.
+func (f bodyFields) atLeast(name string, value, min int) error {
+	if f.has(name) && value < min {
+		return badRequest("%s must be at least %d, not %d; leave it out for the default", name, min, value)
 	}
 	return nil
+}
+
+// decodeBody decodes the request's JSON body, an object, into v, a pointer
+// to a struct, and returns the members it holds. It reads the raw body:
+// fiber's Ctx.Body would inflate a gzip or brotli body without bound, so
+// compressed bodies are refused. Numbers decode as json.Number, so that an
+// integer parameter stays an integer. A member that is not a field of v
+// (matched exactly, not ignoring case as encoding/json would) is refused,
+// naming the field meant when one is close: a misspelt filter silently
+// ignored would answer a different question than the one asked. Syntax
+// errors and unknown fields report their line and column in the body.
+func decodeBody(c *fiber.Ctx, v any) (bodyFields, error) {
+	if enc := strings.TrimSpace(c.Get(fiber.HeaderContentEncoding)); enc != "" && !strings.EqualFold(enc, "identity") {
+		return nil, newError(http.StatusUnsupportedMediaType, KindUnsupportedMT, "compressed request bodies (Content-Encoding %s) are not accepted", enc)
+	}
+	return decodeJSON(c.Request().Body(), v)
+}
+
+// decodeJSON is decodeBody after the body is read.
+func decodeJSON(body []byte, v any) (bodyFields, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, badRequest("the request body is empty; send a JSON object")
+	}
+	var fields bodyFields
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&fields); err != nil {
+		return nil, jsonError(body, err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, badRequest("the request body holds more than one JSON value")
+	}
+	if err := checkFields(body, fields, reflect.TypeOf(v).Elem()); err != nil {
+		return nil, err
+	}
+	dec = json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return nil, jsonError(body, err)
+	}
+	return fields, nil
+}
+
+// checkFields refuses the first member of the body, in the body's order,
+// that is not a field of t.
+func checkFields(body []byte, fields bodyFields, t reflect.Type) error {
+	known := jsonFields(t)
+	name, unknown := "", false
+	for n := range fields {
+		if !known.has(n) {
+			name, unknown = n, true
+			break
+		}
+	}
+	if !unknown {
+		return nil
+	}
+	var at *member
+	for _, m := range members(body) {
+		if !known.has(m.name) {
+			at = &m
+			break
+		}
+	}
+	if at != nil {
+		name = at.name
+	}
+	e := badRequest("%s", known.unknownField(t, name))
+	if at != nil {
+		e.Line, e.Column = position(body, at.offset)
+	}
+	return e
+}
+
+// member is a member name of the body's object and the offset of its
+// opening quote.
+type member struct {
+	name   string
+	offset int64
+}
+
+// members lists the member names of body, a JSON object that decoded
+// without error, in order.
+func members(body []byte) []member {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.Token(); err != nil { // {
+		return nil
+	}
+	var out []member
+	for dec.More() {
+		start := dec.InputOffset()
+		for start < int64(len(body)) && strings.IndexByte(" \t\r\n,", body[start]) >= 0 {
+			start++
+		}
+		tok, err := dec.Token()
+		name, ok := tok.(string)
+		if err != nil || !ok {
+			return out
+		}
+		out = append(out, member{name: name, offset: start})
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return out
+		}
+	}
+	return out
 }
 
 func jsonError(body []byte, err error) *apiError {
@@ -46,11 +174,7 @@ func jsonError(body []byte, err error) *apiError {
 		e.Line, e.Column = position(body, syn.Offset-1)
 		return e
 	case errors.As(err, &typ):
-		field := typ.Field
-		if field == "" {
-			field = "the body"
-		}
-		e := badRequest("%s must be %s, not a JSON %s", field, jsonKind(typ.Type.Kind().String()), typ.Value)
+		e := badRequest("%s", typeMessage(typ))
 		e.Line, e.Column = position(body, typ.Offset-1)
 		return e
 	case errors.Is(err, io.ErrUnexpectedEOF):
@@ -59,20 +183,44 @@ func jsonError(body []byte, err error) *apiError {
 	return badRequest("the request body is not a JSON object: %s", err.Error())
 }
 
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
+// typeMessage says what a field must be and what it was given: "k must be
+// an integer, not 2.5".
+func typeMessage(typ *json.UnmarshalTypeError) string {
+	field := typ.Field
+	if field == "" {
+		field = "the body"
+	}
+	want := jsonKind(typ.Type)
+	number, isNumber := strings.CutPrefix(typ.Value, "number ")
+	switch {
+	case !isNumber:
+		return fmt.Sprintf("%s must be %s, not a JSON %s", field, want, typ.Value)
+	case want == "an integer" && strings.Trim(number, "-0123456789") == "":
+		return fmt.Sprintf("%s must be an integer of at most 64 bits, not %s", field, number)
+	}
+	return fmt.Sprintf("%s must be %s, not %s", field, want, number)
+}
+
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
 		return "a string"
-	case "int", "int64", "float64":
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
 		return "a number"
-	case "bool":
+	case reflect.Bool:
 		return "true or false"
-	case "slice":
+	case reflect.Slice, reflect.Array:
 		return "an array"
-	case "map", "struct":
+	case reflect.Map, reflect.Struct:
 		return "an object"
 	}
-	return fmt.Sprintf("a %s", goKind)
+	return "a " + t.Kind().String()
 }
 
 // position converts a byte offset in body to a 1-based line and column.

@@ -21,13 +21,25 @@
 // register; every route is documented in openapi.json, which a test keeps
 // in step with the router.
 //
-// Every response names the snapshot that answered: the X-Snapshot-Id
-// header, and a snapshot field in JSON bodies (x-snapshot in the OpenAPI
-// document, the vaultgraph_snapshot_info series in /metrics). A request
-// holds one snapshot from start to end, so its answer is consistent with
-// that snapshot even while newer ones are swapped in. Errors are JSON,
-// {"error": {"kind", "message", "line", "column"}, "snapshot"}, never a
-// stack trace.
+// Every response to a client allowed to read the vault names the snapshot
+// that answered: the X-Snapshot-Id header, and a snapshot field in JSON
+// bodies (x-snapshot in the OpenAPI document, the vaultgraph_snapshot_info
+// series in /metrics); responses refused by authentication, and /health
+// asked without the token, name none. A request holds one snapshot from
+// start to end, so its answer is consistent with that snapshot even while
+// newer ones are swapped in. Errors are JSON, {"error": {"kind",
+// "message", "line", "column"}, "snapshot"}, never a stack trace. A query
+// the graph engine has no memory for is a 503 with Retry-After (kind
+// out_of_memory), not a 400: nothing is wrong with it that a retry, a
+// larger --graph-memory or a narrower pattern cannot fix.
+//
+// Request bodies are JSON objects sent as application/json (415
+// otherwise, which also keeps web pages from posting to a loopback server
+// without a CORS preflight), decoded strictly: a member that is not a
+// field of the request is refused, naming the field meant when one is
+// close, since a misspelt filter silently ignored answers another
+// question. Integer fields left out take their defaults; set, they must
+// be at least their documented minimum. GET routes answer HEAD.
 //
 // # Safe by default
 //

@@ -9,11 +9,13 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/vaultgraph/vaultgraph/snapshot/cypher"
+	"github.com/vaultgraph/vaultgraph/snapshot/graphdb"
 )
 
 // Kinds of API errors, the "kind" of an error response. The Cypher kinds
 // (syntax, unsupported, read_only, parameter, timeout, canceled, runtime)
-// come from package cypher unchanged.
+// come from package cypher unchanged, and out_of_memory from package
+// graphdb.
 const (
 	KindBadRequest     = "bad_request"
 	KindUnauthorized   = "unauthorized"
@@ -52,27 +54,40 @@ func badRequest(format string, args ...any) *apiError {
 	return newError(http.StatusBadRequest, KindBadRequest, format, args...)
 }
 
+// outOfMemoryRetry is the Retry-After, in seconds, of a query the graph
+// engine ran out of memory for: the queries sharing its buffer pool are
+// bounded by the query timeout, and most end far sooner.
+const outOfMemoryRetry = 2
+
 // cypherStatus maps the kinds of query errors to HTTP statuses: problems
 // with the query are the client's (400), a query past its time limit is a
-// 504, and a query canceled because the server is stopping is a 503.
+// 504, and a query canceled because the server is stopping, or one the
+// graph engine had no memory for, is a 503.
 func cypherStatus(k cypher.Kind) int {
 	switch k {
 	case cypher.KindTimeout:
 		return http.StatusGatewayTimeout
-	case cypher.KindCanceled:
+	case cypher.KindCanceled, graphdb.KindOutOfMemory:
 		return http.StatusServiceUnavailable
 	default:
 		return http.StatusBadRequest
 	}
 }
 
-// fromCypher converts a query error; ok is false for other errors.
+// fromCypher converts a query error; ok is false for other errors. A query
+// the graph engine ran out of memory for is worth retrying, and the
+// message names the server's setting that gives the engine more memory.
 func fromCypher(err error) (*apiError, bool) {
 	var ce *cypher.Error
 	if !errors.As(err, &ce) {
 		return nil, false
 	}
-	return &apiError{Status: cypherStatus(ce.Kind), Kind: string(ce.Kind), Message: ce.Message, Line: ce.Line, Column: ce.Column}, true
+	e := &apiError{Status: cypherStatus(ce.Kind), Kind: string(ce.Kind), Message: ce.Message, Line: ce.Line, Column: ce.Column}
+	if ce.Kind == graphdb.KindOutOfMemory {
+		e.RetryAfter = outOfMemoryRetry
+		e.Message += " This server's engine memory is set with vaultgraph serve --graph-memory (MiB)."
+	}
+	return e, true
 }
 
 // fromFiber converts the errors fiber and fasthttp raise before a handler

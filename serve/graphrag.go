@@ -35,8 +35,17 @@ func (s *Server) linkGraph(c *fiber.Ctx, g *linkgraph.Graph, unavailable error) 
 		return componentUnavailable("graph navigation", unavailable)
 	}
 	var req linkgraph.Request
-	if err := decodeBody(c, &req); err != nil {
+	body, err := decodeBody(c, &req)
+	if err != nil {
 		return err
+	}
+	for _, f := range []struct {
+		name  string
+		value int
+	}{{"maxDepth", req.MaxDepth}, {"maxNodes", req.MaxNodes}, {"maxEdges", req.MaxEdges}, {"maxPaths", req.MaxPaths}, {"timeoutMs", req.TimeoutMS}} {
+		if err := body.atLeast(f.name, f.value, 1); err != nil {
+			return err
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.QueryTimeout)
 	defer cancel()
@@ -70,11 +79,21 @@ func (s *Server) retrieval(c *fiber.Ctx, r *retrieve.Retriever, embedder embed.E
 		return componentUnavailable("retrieval", unavailable)
 	}
 	var req retrieve.Request
-	if err := decodeBody(c, &req); err != nil {
+	body, err := decodeBody(c, &req)
+	if err != nil {
 		return err
 	}
-	if req.K > s.opts.MaxK {
-		return badRequest("k must be between 1 and %d", s.opts.MaxK)
+	if maxK := min(retrieve.MaxK, s.opts.MaxK); body.has("k") && (req.K < 1 || req.K > maxK) {
+		return badRequest("k must be between 1 and %d, not %d; leave it out for %d", maxK, req.K, retrieve.DefaultK)
+	}
+	if req.Depth != nil && *req.Depth < 0 {
+		return badRequest("depth must be at least 0 (0 returns the seeds only), not %d", *req.Depth)
+	}
+	if err := body.atLeast("max_chunks", req.MaxChunks, 1); err != nil {
+		return err
+	}
+	if err := body.atLeast("per_node_cap", req.PerNodeCap, 1); err != nil {
+		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.QueryTimeout)
 	defer cancel()

@@ -17,7 +17,8 @@ import (
 // healthResponse is GET /health: whether the process is up and whether it
 // serves a snapshot. It is always 200 while the process runs; Ready says
 // whether the data routes answer (they return 503 until a snapshot is
-// served).
+// served). Snapshot names the snapshot only to clients that may read it:
+// /health needs no token, but without one it says no more than that.
 type healthResponse struct {
 	Status   string  `json:"status"` // "ok" or "no_snapshot"
 	Ready    bool    `json:"ready"`
@@ -26,8 +27,15 @@ type healthResponse struct {
 
 func (s *Server) health(c *fiber.Ctx) error {
 	res := healthResponse{Status: "no_snapshot"}
-	if id := s.st.Current(); id != "" {
-		res = healthResponse{Status: "ok", Ready: true, Snapshot: &id}
+	id := s.st.Current()
+	if id != "" {
+		res.Status, res.Ready = "ok", true
+	}
+	if s.authorized(c) {
+		c.Locals(localAuthorized, true)
+		if id != "" {
+			res.Snapshot = &id
+		}
 	}
 	return c.JSON(res)
 }

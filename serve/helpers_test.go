@@ -189,7 +189,9 @@ type response struct {
 }
 
 // request is one test request; raw sends path as the request target
-// exactly, without the client cleaning it.
+// exactly, without the client cleaning it. A POST is sent with
+// Content-Type: application/json unless header sets another, or sets it
+// to "" to send none.
 type request struct {
 	method, path, body string
 	header             map[string]string
@@ -228,12 +230,18 @@ func (ts *testServer) try(r request) (*response, error) {
 	if ts.token != "" && !r.noToken {
 		req.Header.Set("Authorization", "Bearer "+ts.token)
 	}
+	if r.method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for k, v := range r.header {
-		if strings.EqualFold(k, "Host") {
+		switch {
+		case strings.EqualFold(k, "Host"):
 			req.Host = v
-			continue
+		case v == "":
+			req.Header.Del(k)
+		default:
+			req.Header.Set(k, v)
 		}
-		req.Header.Set(k, v)
 	}
 	resp, err := ts.client.Do(req)
 	if err != nil {
@@ -274,6 +282,16 @@ func (r *response) errorKind() string {
 	}
 	_ = json.Unmarshal(r.body, &e)
 	return e.Error.Kind
+}
+
+// errorMessage returns the message of an error response, "" for other
+// bodies.
+func (r *response) errorMessage() string {
+	var e struct {
+		Error struct{ Message string } `json:"error"`
+	}
+	_ = json.Unmarshal(r.body, &e)
+	return e.Error.Message
 }
 
 // fakeGraph stands in for the graph database where a test needs control

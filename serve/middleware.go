@@ -20,6 +20,7 @@ const (
 	headerRequestID = "X-Request-Id"
 	localRequestID  = "request_id"
 	localSnapshot   = "snapshot"
+	localAuthorized = "authorized"
 )
 
 // slowRequest is the duration past which a request is logged at warn
@@ -28,9 +29,11 @@ const slowRequest = 2 * time.Second
 
 // observe is the outermost middleware: it gives the request an id,
 // renders any error the rest of the chain returned (so that metrics and
-// logs see the final status), makes sure the response names a snapshot,
-// and records metrics and the log line. It logs the route pattern, never
-// the path (note names), the body or the query.
+// logs see the final status), makes sure the response names a snapshot
+// when the client may read it (a request refused by authenticate, or a
+// CORS preflight, learns nothing about the vault, not even which snapshot
+// is served), and records metrics and the log line. It logs the route
+// pattern, never the path (note names), the body or the query.
 func (s *Server) observe(c *fiber.Ctx) error {
 	start := time.Now()
 	rid := c.Get(headerRequestID)
@@ -42,7 +45,9 @@ func (s *Server) observe(c *fiber.Ctx) error {
 
 	err := c.Next()
 	snap, _ := c.Locals(localSnapshot).(string)
-	if snap == "" {
+	if ok, _ := c.Locals(localAuthorized).(bool); !ok {
+		snap = ""
+	} else if snap == "" {
 		snap = s.st.Current()
 	}
 	if err != nil {

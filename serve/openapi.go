@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/gofiber/fiber/v2"
 )
 
 // openAPISpec is the OpenAPI 3 document of the routes registered in
@@ -30,7 +32,8 @@ func openAPIPath(route string) string {
 }
 
 // openAPIDocument returns the document with the server's version and the
-// operations of the mounts added.
+// operations of the mounts added; a mount that takes a JSON body is
+// documented with the 415 that requireJSON answers.
 func openAPIDocument(version string, mounts []Mount) ([]byte, error) {
 	var doc map[string]any
 	if err := json.Unmarshal(openAPISpec, &doc); err != nil {
@@ -45,6 +48,9 @@ func openAPIDocument(version string, mounts []Mount) ([]byte, error) {
 		if err := json.Unmarshal(m.Operation, &op); err != nil {
 			return nil, fmt.Errorf("mount %s %s: OpenAPI operation: %w", m.Method, m.Path, err)
 		}
+		if takesJSON(m.Operation) {
+			addResponse(op, "415", map[string]any{"$ref": "#/components/responses/Error"})
+		}
 		p := openAPIPath(m.Path)
 		item, _ := paths[p].(map[string]any)
 		if item == nil {
@@ -54,6 +60,19 @@ func openAPIDocument(version string, mounts []Mount) ([]byte, error) {
 		item[strings.ToLower(m.Method)] = op
 	}
 	return encodeJSON(doc)
+}
+
+// addResponse adds a response to an operation that documents none for the
+// status.
+func addResponse(op map[string]any, status string, response any) {
+	responses, _ := op["responses"].(map[string]any)
+	if responses == nil {
+		responses = map[string]any{}
+		op["responses"] = responses
+	}
+	if _, ok := responses[status]; !ok {
+		responses[status] = response
+	}
 }
 
 // withSnapshotField adds "x-snapshot": id at the root of a JSON object,
@@ -68,4 +87,19 @@ func withSnapshotField(doc []byte, id string) []byte {
 	out = append(out, v...)
 	out = append(out, ',')
 	return append(out, bytes.TrimPrefix(bytes.TrimSpace(doc), []byte("{"))...)
+}
+
+// takesJSON reports whether an OpenAPI operation declares a JSON request
+// body, for which the server checks the Content-Type (requireJSON).
+func takesJSON(op []byte) bool {
+	var o struct {
+		RequestBody struct {
+			Content map[string]json.RawMessage `json:"content"`
+		} `json:"requestBody"`
+	}
+	if json.Unmarshal(op, &o) != nil {
+		return false
+	}
+	_, ok := o.RequestBody.Content[fiber.MIMEApplicationJSON]
+	return ok
 }

@@ -48,7 +48,8 @@ type queryResponse struct {
 
 func (s *Server) query(c *fiber.Ctx, snap *store.Snapshot) error {
 	var req queryRequest
-	if err := decodeBody(c, &req); err != nil {
+	body, err := decodeBody(c, &req)
+	if err != nil {
 		return err
 	}
 	if err := checkQueryText("query", req.Query); err != nil {
@@ -57,7 +58,7 @@ func (s *Server) query(c *fiber.Ctx, snap *store.Snapshot) error {
 	if snap.Graph == nil {
 		return graphUnavailable(snap)
 	}
-	limits, err := s.queryLimits(req.TimeoutMS, req.MaxRows)
+	limits, err := s.queryLimits(body, req.TimeoutMS, req.MaxRows)
 	if err != nil {
 		return err
 	}
@@ -89,14 +90,18 @@ func graphUnavailable(snap *store.Snapshot) error {
 }
 
 // queryLimits applies a request's own limits, which may only be lower than
-// the server's.
-func (s *Server) queryLimits(timeoutMS, maxRows int) (graphdb.Request, error) {
+// the server's: larger ones are lowered to the server's, zero or negative
+// ones refused (leaving a limit out takes the server's).
+func (s *Server) queryLimits(body bodyFields, timeoutMS, maxRows int) (graphdb.Request, error) {
 	l := graphdb.Request{Timeout: s.opts.QueryTimeout, MaxRows: s.opts.MaxRows}
-	if timeoutMS < 0 || maxRows < 0 {
-		return l, badRequest("timeout_ms and max_rows must be positive")
+	if err := body.atLeast("timeout_ms", timeoutMS, 1); err != nil {
+		return l, err
 	}
-	if t := time.Duration(timeoutMS) * time.Millisecond; t > 0 && t < l.Timeout {
-		l.Timeout = t
+	if err := body.atLeast("max_rows", maxRows, 1); err != nil {
+		return l, err
+	}
+	if timeoutMS > 0 && int64(timeoutMS) < l.Timeout.Milliseconds() {
+		l.Timeout = time.Duration(timeoutMS) * time.Millisecond
 	}
 	if maxRows > 0 && maxRows < l.MaxRows {
 		l.MaxRows = maxRows

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -14,17 +15,24 @@ import (
 	"github.com/vaultgraph/vaultgraph/snapshot/search"
 )
 
-// searchRequest is POST /search.
+// searchRequest is POST /search. Its filters mean what they mean in
+// package search and in vaultgraph search: Types are note labels, for
+// every target (for edges: a label of either end), and EdgeTypes are edge
+// types.
 type searchRequest struct {
 	Query string `json:"query"`
-	// Target is nodes (default), chunks or edges.
+	// Target is notes (default; nodes is accepted for it), chunks or
+	// edges.
 	Target string `json:"target"`
-	// Types filters hits: note labels for nodes and chunks, edge types
-	// for edges. Labels filters edges by the labels of their ends.
+	// Types keeps notes with one of these labels, chunks of such notes,
+	// and edges with such a note at either end. Labels is its older name;
+	// the two are merged.
 	Types  []string `json:"types"`
 	Labels []string `json:"labels"`
-	K      int      `json:"k"`
-	// Score is best (default) or mean, for nodes.
+	// EdgeTypes keeps edges of these types (target edges only).
+	EdgeTypes []string `json:"edge_types"`
+	K         int      `json:"k"`
+	// Score is best (default) or mean, for notes.
 	Score string `json:"score"`
 	// Then is a Cypher query run after the search on the same snapshot,
 	// with the hits bound to $hits (see searchResponse.HitIDs) and Params
@@ -42,7 +50,7 @@ type searchResponse struct {
 	// Hits are search.NoteHit, search.ChunkHit or search.EdgeHit, best
 	// first.
 	Hits any `json:"hits"`
-	// HitIDs is what $hits holds in Then: note ids for nodes and chunks
+	// HitIDs is what $hits holds in Then: note ids for notes and chunks
 	// (the notes of the chunks, first occurrence first), edge ids for
 	// edges.
 	HitIDs []string `json:"hit_ids"`
@@ -55,10 +63,11 @@ type searchResponse struct {
 
 func (s *Server) search(c *fiber.Ctx, snap *store.Snapshot) error {
 	var req searchRequest
-	if err := decodeBody(c, &req); err != nil {
+	body, err := decodeBody(c, &req)
+	if err != nil {
 		return err
 	}
-	q, err := s.searchQuery(req)
+	q, err := s.searchQuery(req, body, snap)
 	if err != nil {
 		return err
 	}
@@ -72,7 +81,7 @@ func (s *Server) search(c *fiber.Ctx, snap *store.Snapshot) error {
 	if req.Then != "" && snap.Graph == nil {
 		return graphUnavailable(snap)
 	}
-	limits, err := s.queryLimits(req.TimeoutMS, req.MaxRows)
+	limits, err := s.queryLimits(body, req.TimeoutMS, req.MaxRows)
 	if err != nil {
 		return err
 	}
@@ -82,7 +91,7 @@ func (s *Server) search(c *fiber.Ctx, snap *store.Snapshot) error {
 	if err != nil {
 		return searchError(ctx, snap, err)
 	}
-	res := searchResponse{Snapshot: snap.ID, Target: string(found.Target), Exact: found.Exact, Pending: found.Pending, Notice: VaultTextNotice}
+	res := searchResponse{Snapshot: snap.ID, Target: targetName(found.Target), Exact: found.Exact, Pending: found.Pending, Notice: VaultTextNotice}
 	res.Hits, res.HitIDs = hitsOf(found, snap.Notes)
 	if req.Then != "" {
 		params := make(map[string]any, len(req.Params)+1)
@@ -99,7 +108,7 @@ func (s *Server) search(c *fiber.Ctx, snap *store.Snapshot) error {
 	return c.JSON(res)
 }
 
-func (s *Server) searchQuery(req searchRequest) (search.Query, error) {
+func (s *Server) searchQuery(req searchRequest, body bodyFields, snap *store.Snapshot) (search.Query, error) {
 	if err := checkQueryText("query", req.Query); err != nil {
 		return search.Query{}, err
 	}
@@ -111,27 +120,75 @@ func (s *Server) searchQuery(req searchRequest) (search.Query, error) {
 			return search.Query{}, badRequest("params.hits is bound by the server to the search hits; use another name")
 		}
 	}
-	target, err := search.ParseTarget(req.Target)
+	target, err := parseTarget(req.Target)
 	if err != nil {
-		return search.Query{}, badRequest("%s", err.Error())
+		return search.Query{}, err
 	}
-	if req.K < 0 || req.K > s.opts.MaxK {
-		return search.Query{}, badRequest("k must be between 1 and %d", s.opts.MaxK)
+	if body.has("k") && (req.K < 1 || req.K > s.opts.MaxK) {
+		return search.Query{}, badRequest("k must be between 1 and %d, not %d; leave it out for %d", s.opts.MaxK, req.K, defaultK(s.opts.MaxK))
 	}
 	score := search.Score(req.Score)
 	if score != "" && score != search.Best && score != search.Mean {
 		return search.Query{}, badRequest("score must be best or mean")
 	}
-	q := search.Query{Text: req.Query, Target: target, K: req.K, Labels: req.Labels, Score: score}
-	if target == search.Edges {
-		q.EdgeTypes = req.Types
-	} else {
-		q.Labels = append(append([]string(nil), req.Labels...), req.Types...)
+	labels := append(append([]string(nil), req.Types...), req.Labels...)
+	if err := checkLabels(labels, snap); err != nil {
+		return search.Query{}, err
 	}
-	if q.K == 0 {
-		q.K = min(10, s.opts.MaxK)
+	if len(req.EdgeTypes) > 0 && target != search.Edges {
+		return search.Query{}, badRequest(`edge_types filters edges: send it with "target": "edges" (types filters notes and chunks by label)`)
+	}
+	q := search.Query{Text: req.Query, Target: target, K: req.K, Labels: labels, EdgeTypes: req.EdgeTypes, Score: score}
+	if !body.has("k") {
+		q.K = defaultK(s.opts.MaxK)
 	}
 	return q, nil
+}
+
+// defaultK is the hits of a search that names no k.
+func defaultK(maxK int) int { return min(10, maxK) }
+
+// parseTarget reads the target of a search: notes (the default; nodes, the
+// name package search and vaultgraph search use, is accepted for it),
+// chunks or edges.
+func parseTarget(s string) (search.Target, error) {
+	t, err := search.ParseTarget(s)
+	if err != nil {
+		return "", badRequest("target must be notes, chunks or edges (nodes is accepted for notes), not %q", s)
+	}
+	return t, nil
+}
+
+// targetName is the API's name of a search target.
+func targetName(t search.Target) string {
+	if t == search.Notes {
+		return "notes"
+	}
+	return string(t)
+}
+
+// checkLabels refuses a label filter that names an edge type and no note
+// label of the snapshot: types once meant edge types for edges, and a
+// client still sending them there would otherwise get no hits and no
+// reason. Snapshots without a graph list neither, and are not checked.
+func checkLabels(labels []string, snap *store.Snapshot) error {
+	g := snap.Manifest.Graph
+	if g == nil {
+		return nil
+	}
+	for _, l := range labels {
+		isLabel, isEdgeType := false, false
+		for _, gl := range g.Labels {
+			isLabel = isLabel || strings.EqualFold(gl.Name, l)
+		}
+		for _, et := range g.EdgeTypes {
+			isEdgeType = isEdgeType || strings.EqualFold(et.Name, l)
+		}
+		if isEdgeType && !isLabel {
+			return badRequest(`types (and labels) are note labels, and %q is an edge type: to keep edges of a type, send "target": "edges", "edge_types": [%q]`, l, l)
+		}
+	}
+	return nil
 }
 
 // searchError maps a failed search: a timeout is a 504; an embedding model

@@ -83,24 +83,47 @@ func tokenDigest(token string) *[sha256.Size]byte {
 
 // authenticate enforces the bearer token on every route but /health, and
 // without a token refuses Host headers that are not loopback names, so a
-// web page cannot reach a loopback server through DNS rebinding.
+// web page cannot reach a loopback server through DNS rebinding. A request
+// it lets through is marked, so that responses name the snapshot only to
+// clients allowed to read it (see observe).
 func (s *Server) authenticate(c *fiber.Ctx) error {
 	if c.Path() == "/health" {
 		return c.Next()
 	}
+	if err := s.authorize(c); err != nil {
+		return err
+	}
+	c.Locals(localAuthorized, true)
+	return c.Next()
+}
+
+// authorize returns the error of a request that may not read the vault: a
+// missing or wrong token when the server has one, a Host header that is
+// not a loopback name (nor allowed) when it has none.
+func (s *Server) authorize(c *fiber.Ctx) *apiError {
 	if s.token == nil {
 		if !s.hostAllowed(string(c.Request().Host())) {
 			return newError(fiber.StatusForbidden, KindForbidden,
 				"Host header is not a loopback name; this server takes only local requests (use --allow-host, or configure a token)")
 		}
-		return c.Next()
+		return nil
 	}
 	scheme, tok, ok := strings.Cut(c.Get(fiber.HeaderAuthorization), " ")
 	sum := sha256.Sum256([]byte(strings.TrimSpace(tok)))
 	if !ok || !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(sum[:], s.token[:]) != 1 {
 		return newError(fiber.StatusUnauthorized, KindUnauthorized, `send "Authorization: Bearer <token>"`)
 	}
-	return c.Next()
+	return nil
+}
+
+// authorized reports whether the request passed authenticate, or would
+// have (for /health and for errors raised before routing), and may so
+// learn which snapshot is served.
+func (s *Server) authorized(c *fiber.Ctx) bool {
+	if ok, _ := c.Locals(localAuthorized).(bool); ok {
+		return true
+	}
+	return s.authorize(c) == nil
 }
 
 func (s *Server) hostAllowed(hostport string) bool {

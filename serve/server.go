@@ -74,6 +74,9 @@ func New(st *store.Store, opts Options) (*Server, error) {
 		IdleTimeout:           opts.IdleTimeout,
 		JSONEncoder:           encodeJSON,
 		ErrorHandler:          s.serverError,
+		// No route reads a form: a multipart body is refused by its
+		// Content-Type (415), not parsed first.
+		DisablePreParseMultipartForm: true,
 	})
 	s.app.Use(s.observe)
 	s.app.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: s.logPanic}))
@@ -93,19 +96,21 @@ func New(st *store.Store, opts Options) (*Server, error) {
 }
 
 // register adds every route. Each must be documented in openapi.json
-// (TestOpenAPIMatchesRoutes).
+// (TestOpenAPIMatchesRoutes). Routes whose body is JSON take only
+// Content-Type application/json (requireJSON), checked before they wait
+// for a heavy slot.
 func (s *Server) register() error {
 	s.route(fiber.MethodGet, "/health", s.health)
 	s.route(fiber.MethodGet, "/status", s.withSnapshot(s.status))
-	s.route(fiber.MethodPost, "/query", s.heavyRoute(s.withSnapshot(s.query)))
-	s.route(fiber.MethodPost, "/search", s.heavyRoute(s.withSnapshot(s.search)))
+	s.route(fiber.MethodPost, "/query", requireJSON(s.heavyRoute(s.withSnapshot(s.query))))
+	s.route(fiber.MethodPost, "/search", requireJSON(s.heavyRoute(s.withSnapshot(s.search))))
 	s.route(fiber.MethodGet, "/notes/*", s.withSnapshot(s.note))
-	s.route(fiber.MethodPost, "/graph", s.heavyRoute(s.withSnapshot(func(c *fiber.Ctx, snap *store.Snapshot) error {
+	s.route(fiber.MethodPost, "/graph", requireJSON(s.heavyRoute(s.withSnapshot(func(c *fiber.Ctx, snap *store.Snapshot) error {
 		return s.linkGraph(c, snap.Links, nil)
-	})))
-	s.route(fiber.MethodPost, "/retrieve", s.heavyRoute(s.withSnapshot(func(c *fiber.Ctx, snap *store.Snapshot) error {
+	}))))
+	s.route(fiber.MethodPost, "/retrieve", requireJSON(s.heavyRoute(s.withSnapshot(func(c *fiber.Ctx, snap *store.Snapshot) error {
 		return s.retrieval(c, snap.Retriever, snap.Embedder, snap.RetrieveErr)
-	})))
+	}))))
 	s.route(fiber.MethodGet, "/metrics", s.metricsHandler())
 	s.route(fiber.MethodGet, "/openapi.json", s.openAPI)
 	s.route(fiber.MethodPost, "/admin/reload", s.reload)
@@ -117,15 +122,24 @@ func (s *Server) register() error {
 		if m.Heavy {
 			h = s.heavyRoute(h)
 		}
+		if takesJSON(m.Operation) {
+			h = requireJSON(h)
+		}
 		s.route(m.Method, m.Path, h)
 	}
 	return nil
 }
 
+// route adds a route; a GET route answers HEAD too, as GET without the
+// body (fasthttp leaves the body of a HEAD response out).
 func (s *Server) route(method, path string, h fiber.Handler) {
 	s.app.Add(method, path, h)
 	s.routes[path] = true
 	s.registered[method+" "+path] = true
+	if method == fiber.MethodGet {
+		s.app.Add(fiber.MethodHead, path, h)
+		s.registered[fiber.MethodHead+" "+path] = true
+	}
 }
 
 // App returns the fiber application, for tests that walk its routes.
@@ -183,7 +197,10 @@ func (s *Server) serverError(c *fiber.Ctx, err error) error {
 	ae := s.errorFor(c, err)
 	s.metrics.observe("unmatched", c.Method(), ae.Status, 0)
 	s.log.Debug("request refused before routing", "status", ae.Status, "kind", ae.Kind)
-	cur := s.st.Current()
+	cur := ""
+	if s.authorized(c) {
+		cur = s.st.Current()
+	}
 	if cur != "" {
 		c.Set(headerSnapshot, cur)
 	}

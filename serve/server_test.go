@@ -110,7 +110,7 @@ func TestRoutes(t *testing.T) {
 		}
 	})
 	t.Run("search", func(t *testing.T) {
-		r := ts.post("/search", `{"query": "who funds the search project", "target": "edges", "types": ["funds"], "k": 2}`)
+		r := ts.post("/search", `{"query": "who funds the search project", "target": "edges", "edge_types": ["funds"], "k": 2}`)
 		if r.status != 200 {
 			t.Fatalf("POST /search = %d %s", r.status, r.body)
 		}
@@ -402,9 +402,9 @@ func TestNotePathTraversal(t *testing.T) {
 }
 
 func TestAuth(t *testing.T) {
-	data, _ := demoData(t)
+	data, res := demoData(t)
 	const token = "0123456789abcdef0123456789abcdef"
-	ts := startServer(t, data, serverConfig{opts: serve.Options{Token: token}})
+	ts := startServer(t, data, serverConfig{opts: serve.Options{Token: token, BodyLimit: 4096}})
 	for _, tc := range []struct {
 		name   string
 		req    request
@@ -431,7 +431,26 @@ func TestAuth(t *testing.T) {
 			if r.status == 401 && (r.errorKind() != "unauthorized" || !strings.HasPrefix(r.header.Get("WWW-Authenticate"), "Bearer")) {
 				t.Errorf("401 without the right body or WWW-Authenticate: %s %v", r.body, r.header)
 			}
+			if r.status == 401 && (r.header.Get("X-Snapshot-Id") != "" || r.object(t)["snapshot"] != nil || strings.Contains(string(r.body), res.ID)) {
+				t.Errorf("a 401 names the snapshot: %v %s", r.header, r.body)
+			}
 		})
+	}
+	// /health is open, but names the snapshot only to clients with the
+	// token.
+	r := ts.send(request{path: "/health", noToken: true})
+	if r.object(t)["ready"] != true || r.object(t)["snapshot"] != nil || r.header.Get("X-Snapshot-Id") != "" {
+		t.Errorf("GET /health without the token = %v %s", r.header, r.body)
+	}
+	r = ts.send(request{path: "/health"})
+	if r.object(t)["snapshot"] != res.ID || r.header.Get("X-Snapshot-Id") != res.ID {
+		t.Errorf("GET /health with the token = %v %s", r.header, r.body)
+	}
+	// Errors raised before routing (here a body over the limit) are
+	// answered before authentication, and name no snapshot either.
+	r = ts.send(request{method: "POST", path: "/query", body: `{"query": "` + strings.Repeat("x", 5000) + `"}`, noToken: true})
+	if r.status != 413 || r.header.Get("X-Snapshot-Id") != "" || r.object(t)["snapshot"] != nil {
+		t.Errorf("a request too large without the token = %d %v %s", r.status, r.header, r.body)
 	}
 	if strings.Contains(ts.logs.String(), token) || strings.Contains(ts.logs.String(), token[:16]) {
 		t.Error("the token appears in the logs")
@@ -449,8 +468,12 @@ func TestLoopbackOnlyWithoutToken(t *testing.T) {
 		if host != "" {
 			req.header = map[string]string{"Host": host}
 		}
-		if r := ts.send(req); r.status != want || (want == 403 && r.errorKind() != "forbidden") {
+		r := ts.send(req)
+		if r.status != want || (want == 403 && r.errorKind() != "forbidden") {
 			t.Errorf("Host %q: %d %s, want %d", host, r.status, r.body, want)
+		}
+		if want == 403 && (r.header.Get("X-Snapshot-Id") != "" || r.object(t)["snapshot"] != nil) {
+			t.Errorf("Host %q: a 403 names the snapshot: %v %s", host, r.header, r.body)
 		}
 	}
 }

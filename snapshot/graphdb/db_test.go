@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +18,13 @@ import (
 // denseDB is a graph where every note links to every other: variable-length
 // paths over it explode, which makes a query that only a timeout stops.
 func denseDB(t *testing.T) *DB {
+	t.Helper()
+	return openDense(t, 128<<20)
+}
+
+// openDense opens the graph of denseDB with a buffer pool of the given
+// size.
+func openDense(t *testing.T, bufferPool uint64) *DB {
 	t.Helper()
 	var notes []format.Note
 	var edges []format.Edge
@@ -35,7 +43,7 @@ func denseDB(t *testing.T) *DB {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := OpenFile(filepath.Join(dir, format.GraphFile), g, Options{BufferPoolSize: 128 << 20, Connections: 2})
+	db, err := OpenFile(filepath.Join(dir, format.GraphFile), g, Options{BufferPoolSize: bufferPool, Connections: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,6 +66,45 @@ func TestTimeout(t *testing.T) {
 	// The connection is usable again.
 	if _, err := db.Query(context.Background(), "MATCH (n) RETURN count(n)", nil); err != nil {
 		t.Fatalf("query after a timeout: %v", err)
+	}
+}
+
+// TestOutOfMemory fills a small buffer pool: the error says the engine ran
+// out of memory, not that the query is wrong, and the database answers
+// the next query.
+func TestOutOfMemory(t *testing.T) {
+	db := openDense(t, 16<<20)
+	_, err := db.Run(context.Background(), Request{Query: "MATCH p=(a)-[*1..10]->(b) RETURN count(p)", Timeout: 5 * time.Minute})
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindOutOfMemory {
+		t.Fatalf("err = %v, want kind %s", err, KindOutOfMemory)
+	}
+	for _, want := range []string{"16 MiB", "buffer pool is full", "variable-length", "more memory"} {
+		if !strings.Contains(e.Message, want) {
+			t.Errorf("message lacks %q: %s", want, e.Message)
+		}
+	}
+	if !errors.Is(err, &Error{Kind: KindOutOfMemory}) {
+		t.Error("errors.Is does not match the kind")
+	}
+	if _, err := db.Query(context.Background(), "MATCH (n) RETURN count(n)", nil); err != nil {
+		t.Fatalf("query after running out of memory: %v", err)
+	}
+}
+
+func TestEngineErrorKinds(t *testing.T) {
+	db := openFixture(t)
+	for msg, kind := range map[string]cypher.Kind{
+		"Buffer manager exception: Unable to allocate memory! The buffer pool is full and no memory could be freed!": KindOutOfMemory,
+		"Buffer manager eager exception: Failed to claim a frame.":                                                   KindOutOfMemory,
+		"std::bad_alloc": KindOutOfMemory,
+		"IO exception: mmap failed: Cannot allocate memory":       KindOutOfMemory,
+		"Binder exception: Variable x is not in scope.":           cypher.KindRuntime,
+		"Runtime exception: DFA out of memory: pattern too large": cypher.KindRuntime,
+	} {
+		if got := db.engineError(errors.New(msg), "").Kind; got != kind {
+			t.Errorf("%q: kind %s, want %s", msg, got, kind)
+		}
 	}
 }
 

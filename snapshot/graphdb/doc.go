@@ -29,7 +29,10 @@
 // procedure calls before the engine sees them. A DB is safe for concurrent
 // use; it holds a fixed pool of connections, which bounds the queries that
 // run at once, and a buffer pool sized by Options (Kuzu's own default would
-// take 80% of the machine's memory).
+// take 80% of the machine's memory). The queries running at once share the
+// pool; one that finds it full fails with KindOutOfMemory, which callers
+// report as worth retrying (or as a reason for a larger pool), never as a
+// fault of the query.
 //
 // Kuzu runs in this process through cgo. A crash inside it ends the
 // process; package cypher rewrites the inputs known to crash Kuzu 0.11.3

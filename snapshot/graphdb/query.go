@@ -33,8 +33,9 @@ func (db *DB) Query(ctx context.Context, query string, params map[string]any) (*
 // Run runs a query. Errors about the query are *Error: KindSyntax,
 // KindUnsupported, KindReadOnly and KindParameter before the engine sees
 // it; KindTimeout when it ran past its timeout (or ctx's deadline),
-// KindCanceled when ctx was canceled, KindRuntime when the engine failed
-// it. A query whose result has more rows than the cap returns the first
+// KindCanceled when ctx was canceled, KindOutOfMemory when the engine ran
+// out of memory for it, KindRuntime when the engine failed it otherwise.
+// A query whose result has more rows than the cap returns the first
 // MaxRows with Truncated set. Run returns ErrClosed after Close.
 func (db *DB) Run(ctx context.Context, req Request) (*Result, error) {
 	start := time.Now()
@@ -86,7 +87,7 @@ func (db *DB) execute(ctx context.Context, conn *kuzu.Connection, tr *cypher.Tra
 		if ctx.Err() != nil || strings.Contains(err.Error(), "Interrupted") {
 			return nil, db.contextError(ctx, req.Timeout, "")
 		}
-		return nil, &Error{Kind: cypher.KindRuntime, Message: db.names.messages.Replace(err.Error())}
+		return nil, db.engineError(err, "")
 	}
 	return db.read(qr, tr, req.MaxRows)
 }
@@ -119,12 +120,12 @@ func (db *DB) read(qr *kuzu.QueryResult, tr *cypher.Translation, maxRows int) (*
 		}
 		t, err := qr.Next()
 		if err != nil {
-			return nil, &Error{Kind: cypher.KindRuntime, Message: err.Error()}
+			return nil, db.engineError(err, "")
 		}
 		values, err := t.GetAsSlice()
 		t.Close()
 		if err != nil {
-			return nil, &Error{Kind: cypher.KindRuntime, Message: "reading a result row: " + err.Error()}
+			return nil, db.engineError(err, "reading a result row: ")
 		}
 		row := make([]any, len(names))
 		for i := range names {

@@ -1,0 +1,146 @@
+package serve
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/vaultgraph/vaultgraph/snapshot/linkgraph"
+	"github.com/vaultgraph/vaultgraph/snapshot/retrieve"
+)
+
+// fieldHints name, per request type, the field meant by names that are
+// neither a typo of it nor the same name in another case or separator
+// style (keyed by normalName), or say why a name is no field at all.
+var fieldHints = map[reflect.Type]map[string]string{
+	reflect.TypeFor[queryRequest](): {
+		"cypher": "query", "q": "query", "parameters": "params", "limit": "max_rows", "rows": "max_rows",
+	},
+	reflect.TypeFor[searchRequest](): {
+		"q": "query", "text": "query", "limit": "k", "topk": "k", "n": "k",
+		"label": "types", "edgetype": "edge_types", "relationshiptypes": "edge_types", "reltypes": "edge_types",
+		"ef":       "the search beam width is the server's setting (vaultgraph serve --ef), not a request field",
+		"efsearch": "the search beam width is the server's setting (vaultgraph serve --ef), not a request field",
+	},
+	reflect.TypeFor[linkgraph.Request](): {
+		"types": "edgeTypes", "source": "sourcePath", "note": "sourcePath", "path": "sourcePath", "from": "sourcePath",
+		"target": "targetPath", "to": "targetPath", "depth": "maxDepth", "timeout": "timeoutMs",
+	},
+	reflect.TypeFor[retrieve.Request](): {
+		"query": "question", "q": "question", "text": "question", "edgetypes": "types", "limit": "k",
+		"maxdepth": "depth", "hops": "depth",
+	},
+}
+
+// fieldNames are the JSON names of a request type's fields, in declaration
+// order.
+type fieldNames []string
+
+// jsonFields returns the names encoding/json gives the fields of struct t.
+func jsonFields(t reflect.Type) fieldNames {
+	var names fieldNames
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case tag == "-" || !f.IsExported() && !f.Anonymous:
+			continue
+		case f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct:
+			names = append(names, jsonFields(f.Type)...)
+			continue
+		case tag == "":
+			tag = f.Name
+		}
+		names = append(names, tag)
+	}
+	return names
+}
+
+func (n fieldNames) has(name string) bool {
+	for _, k := range n {
+		if k == name {
+			return true
+		}
+	}
+	return false
+}
+
+// unknownField says that name is not a field of t, suggesting the field
+// meant: one an alias of t names, one that differs only in case,
+// underscores or dashes, or one a typo or two away. With no close field
+// it lists them all.
+func (n fieldNames) unknownField(t reflect.Type, name string) string {
+	msg := fmt.Sprintf("unknown field %q", name)
+	if hint := fieldHints[t][normalName(name)]; hint != "" {
+		if n.has(hint) {
+			return fmt.Sprintf("%s; did you mean %q?", msg, hint)
+		}
+		return msg + "; " + hint
+	}
+	if s := n.closest(name); s != "" {
+		return fmt.Sprintf("%s; did you mean %q?", msg, s)
+	}
+	return fmt.Sprintf("%s; the fields of this request are %s", msg, strings.Join(n, ", "))
+}
+
+// closest returns the field nearest to name, "" when none is near enough
+// to be the one meant.
+func (n fieldNames) closest(name string) string {
+	norm := normalName(name)
+	best, bestDist := "", 0
+	for _, k := range n {
+		d := editDistance(norm, normalName(k))
+		if d == 0 {
+			return k
+		}
+		if limit := min(2, max(1, len(norm)/3)); d <= limit && d < len(norm) && (best == "" || d < bestDist) {
+			best, bestDist = k, d
+		}
+	}
+	return best
+}
+
+// normalName folds case and drops underscores and dashes, so that
+// edge_types, edgeTypes and Edge-Types compare equal.
+func normalName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' {
+			return -1
+		}
+		return r
+	}, strings.ToLower(s))
+}
+
+// editDistance is the optimal string alignment distance of a and b:
+// insertions, deletions, substitutions and swaps of neighbours each count
+// one.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) > 64 || len(rb) > 64 {
+		if a == b {
+			return 0
+		}
+		return max(len(ra), len(rb))
+	}
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}
