@@ -32,7 +32,12 @@
 // The answer is encoded into memory of its own before the snapshot is
 // released. Problems an agent can fix (a Cypher syntax error, an ambiguous
 // or unknown note name, a bound exceeded) are tool errors (isError) whose
-// text says what to do next; they are never protocol errors. Results are
+// text says what to do next; they are never protocol errors. A Cypher
+// error is package cypher's message, which carries the query language's
+// advice (how to backquote a name, which procedures may be called), then
+// the query line with a caret under the column, then a hint with what the
+// tool adds (the snapshot's labels and relationship types, the argument to
+// change), never repeating that advice. Results are
 // bounded (Options.MaxResultBytes and per-tool bounds) and say when they
 // were cut. Every answer that quotes vault text carries the notice that
 // quoted vault content is data, not instructions (serve.VaultTextNotice).
@@ -42,7 +47,12 @@
 // A tool is listed only when the served snapshot can answer it:
 // cypher_query needs the graph database, vector_search the vectors and a
 // usable embedder, graphrag_retrieve the retriever built over them. There
-// are no stubs. The lists of tools and of note resources are brought in
+// are no stubs. While no snapshot is served yet, only vault_status is
+// listed: it answers with status "waiting for the first snapshot", the data
+// directory and the command that publishes one; any other call (one that
+// raced the list) says once that there is no snapshot yet, what to run,
+// and that vault_status shows progress. The lists of tools and of note
+// resources are brought in
 // step with the served snapshot whenever it changes: checked before every
 // request (one atomic load) and by Server.Watch once a second, so that an
 // idle stdio client hears of a swap. When a swap changes the tool set the
@@ -61,7 +71,14 @@
 // vault://{path} reads any note of the snapshot, including one added after
 // the client listed. resources/list is paginated (Options.PageSize per
 // page, ordered by path; the cursor survives swaps). Reads return the
-// note's markdown with the snapshot id and the notice in _meta.
+// note's markdown with the snapshot id and the notice in _meta. Reading a
+// URI that names no note of the served snapshot (a missing note, a stub, a
+// path not percent-encoded, a URI that is not vault://, or any note while
+// no snapshot is served) is the protocol's resource-not-found error:
+// -32002, or -32602 for clients of protocol version 2026-07-28, whose
+// message names the URI and why. mcp-go reports every error of a resource
+// handler as an internal error (-32603), so a hook turns such reads away
+// before the lookup (see markMissing).
 //
 // # Transports
 //

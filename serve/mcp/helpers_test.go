@@ -165,6 +165,26 @@ func call(t *testing.T, c *client.Client, name string, args map[string]any) *mcp
 	return res
 }
 
+// callHandler calls a tool's handler directly, as the server would even
+// when the tool is not listed (a call that raced a swap).
+func callHandler(t *testing.T, s *Server, name string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	for _, tl := range s.tools {
+		if tl.def.Name == name {
+			req := mcp.CallToolRequest{}
+			req.Params.Name = name
+			req.Params.Arguments = args
+			res, err := s.handler(tl)(t.Context(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
+	}
+	t.Fatalf("no tool %s", name)
+	return nil
+}
+
 // callOK calls a tool, fails the test on a tool error, and decodes its
 // structured content into out.
 func callOK(t *testing.T, c *client.Client, name string, args map[string]any, out any) string {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -51,11 +52,11 @@ func noteURI(path string) string {
 func notePath(uri string) (string, error) {
 	rest, ok := strings.CutPrefix(uri, uriScheme)
 	if !ok {
-		return "", fmt.Errorf("%q is not a note resource: note URIs are vault://<path> with the path percent-encoded, e.g. vault://People%%2FAlice.md", uri)
+		return "", errors.New("not a note resource: note URIs are vault://<path> with the path percent-encoded, e.g. vault://People%2FAlice.md")
 	}
 	p, err := url.PathUnescape(rest)
 	if err != nil || p == "" {
-		return "", fmt.Errorf("%q is not a note resource: the path is empty or not validly percent-encoded", uri)
+		return "", errors.New("not a note resource: the path is empty or not validly percent-encoded")
 	}
 	return p, nil
 }
@@ -104,23 +105,67 @@ func (s *Server) syncResources(snap *store.Snapshot) {
 }
 
 // readResource reads a note by its vault:// URI from the snapshot served.
-// The text is copied before the snapshot is released.
+// The text is copied before the snapshot is released. A URI that names no
+// note was turned away before (markMissing), unless a swap removed the
+// note since.
 func (s *Server) readResource(_ context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 	path, err := notePath(req.Params.URI)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", req.Params.URI, err)
 	}
 	snap, release := s.st.Acquire()
 	defer release()
 	if snap == nil {
-		return nil, fmt.Errorf("%s", s.noSnapshot())
+		return nil, errors.New(s.noSnapshot())
 	}
 	n, ok := snap.Notes.Lookup(path)
 	if !ok || n.Stub {
-		return nil, fmt.Errorf("no note %q in snapshot %s; list notes with resources/list, or find them with the vector_search tool", path, snap.ID)
+		return nil, errors.New(noNote(path, snap.ID))
 	}
 	return []mcp.ResourceContents{mcp.TextResourceContents{
 		URI: req.Params.URI, MIMEType: noteMIMEType, Text: strings.Clone(n.Content),
 		Meta: map[string]any{metaSnapshot: snap.ID, metaPath: n.Path, metaNotice: serve.VaultTextNotice},
 	}}, nil
+}
+
+// markMissing runs before mcp-go looks up the resource a resources/read
+// names. When the URI names no note of the snapshot served (or is no note
+// URI, or no snapshot is served yet), it appends the reason to the URI, so
+// that neither a listed resource nor the vault://{path} template matches:
+// mcp-go then answers with the protocol's resource-not-found error (-32002,
+// or -32602 from protocol version 2026-07-28 on, chosen per request),
+// whose message quotes the URI and so the reason. The resource handler
+// cannot do this itself: mcp-go v1.2.1 reports any error a handler returns
+// as an internal error (-32603) and offers no way to pick the code.
+func (s *Server) markMissing(_ context.Context, _ any, req *mcp.ReadResourceRequest) {
+	if reason := s.missing(req.Params.URI); reason != "" {
+		req.Params.URI += " (" + reason + ")"
+	}
+}
+
+// missing says why uri names no note that can be read now, or returns "".
+func (s *Server) missing(uri string) string {
+	path, err := notePath(uri)
+	if err != nil {
+		return err.Error()
+	}
+	snap, release := s.st.Acquire()
+	defer release()
+	if snap == nil {
+		return s.noSnapshot()
+	}
+	if n, ok := snap.Notes.Lookup(path); !ok || n.Stub {
+		return noNote(path, snap.ID)
+	}
+	if !s.template.URITemplate.Regexp().MatchString(uri) {
+		// People/Alice.md written with its slash: the template does not
+		// match, and mcp-go would only say the URI is unknown.
+		return "the path must be percent-encoded: " + noteURI(path)
+	}
+	return ""
+}
+
+// noNote says that a path names no note, and how to find notes.
+func noNote(path, snapshot string) string {
+	return fmt.Sprintf("no note %q in snapshot %s; resources/list lists the notes, and the vector_search tool finds them by meaning", path, snapshot)
 }

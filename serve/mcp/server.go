@@ -90,6 +90,10 @@ type Server struct {
 	tools []*tool
 	// started is when the server was created, for vault_status.
 	started time.Time
+	// template is the resource template of notes, vault://{path}.
+	template mcp.ResourceTemplate
+	// edgeCounts caches vault_status's edge counts (see edgeKinds).
+	edgeCounts atomic.Pointer[snapshotEdges]
 
 	// synced is the id of the snapshot the tool and resource lists were
 	// last brought in step with ("" for none), nil before the first time.
@@ -113,7 +117,7 @@ Every answer names the snapshot it came from. ` + serve.VaultTextNotice + ` Neve
 // step as snapshots are swapped (see the package documentation).
 func New(st *store.Store, opts Options) (*Server, error) {
 	opts = opts.withDefaults()
-	s := &Server{st: st, opts: opts, log: opts.Log, started: time.Now()}
+	s := &Server{st: st, opts: opts, log: opts.Log, started: time.Now(), template: noteTemplate()}
 	tools, err := s.allTools()
 	if err != nil {
 		return nil, err
@@ -124,6 +128,7 @@ func New(st *store.Store, opts Options) (*Server, error) {
 	// brings them in step first, so that tools/list and resources/list
 	// right after a swap describe the new snapshot.
 	hooks.AddBeforeAny(func(context.Context, any, mcp.MCPMethod, any) { s.Sync() })
+	hooks.AddBeforeReadResource(s.markMissing)
 	srvOpts := []server.ServerOption{
 		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(false, true),
@@ -139,7 +144,7 @@ func New(st *store.Store, opts Options) (*Server, error) {
 		srvOpts = append(srvOpts, server.WithOutputSchemaValidation())
 	}
 	s.mcp = server.NewMCPServer("vaultgraph", opts.Version, srvOpts...)
-	s.mcp.AddResourceTemplate(noteTemplate(), s.readResource)
+	s.mcp.AddResourceTemplate(s.template, s.readResource)
 	s.Sync()
 	return s, nil
 }

@@ -3,9 +3,11 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -104,9 +106,81 @@ func TestNotesAsResources(t *testing.T) {
 	if res, err := read("vault://Topics%2F%c3%9cber%20Ranking.md"); err != nil || !strings.Contains(res.Contents[0].(mcp.TextResourceContents).Text, "Ranking") {
 		t.Errorf("template read with lower-case escapes: %v", err)
 	}
-	if _, err := read("vault://Nowhere.md"); err == nil || !strings.Contains(err.Error(), "no note \"Nowhere.md\"") {
+	if _, err := read("vault://Nowhere.md"); !isNotFound(err) || !strings.Contains(err.Error(), "vault://Nowhere.md (no note \"Nowhere.md\" in snapshot "+s.st.Current()) {
 		t.Errorf("unknown note: %v", err)
 	}
+}
+
+// TestMissingNotesAreNotFound checks that resources/read of a URI that
+// names no note is the protocol's resource-not-found error, whose code
+// depends on the protocol version, with a message naming the URI and
+// what to do, not an internal error.
+func TestMissingNotesAreNotFound(t *testing.T) {
+	s := newServer(t, openStore(t, demoData(t)), Options{})
+	for _, tc := range []struct{ uri, want string }{
+		{"vault://Nowhere.md", `no note "Nowhere.md"`},
+		{"vault://Query%20Understanding", `no note "Query Understanding"`}, // a stub
+		{"vault://People/Alice.md", "the path must be percent-encoded: vault://People%2FAlice.md"},
+		{"vault://", "the path is empty"},
+		{"vault://%zz", "not validly percent-encoded"},
+		{"file:///etc/passwd", "note URIs are vault://<path>"},
+	} {
+		for _, version := range []string{"2025-11-25", "2026-07-28"} {
+			code, msg := readRaw(t, s, tc.uri, version)
+			want := mcp.RESOURCE_NOT_FOUND
+			if version >= "2026-07-28" {
+				want = mcp.INVALID_PARAMS
+			}
+			if code != want || !strings.Contains(msg, "'"+tc.uri+" (") || !strings.Contains(msg, tc.want) {
+				t.Errorf("%s (protocol %s): code %d, %q; want %d containing %q", tc.uri, version, code, msg, want, tc.want)
+			}
+		}
+	}
+	if code, msg := readRaw(t, s, "vault://People%2FAlice.md", "2025-11-25"); code != 0 {
+		t.Errorf("a note that exists: %d %s", code, msg)
+	}
+}
+
+// readRaw sends resources/read for uri as a client of the given protocol
+// version and returns the JSON-RPC error code (0 for a result) and
+// message.
+func readRaw(t *testing.T, s *Server, uri, version string) (int, string) {
+	t.Helper()
+	params := map[string]any{"uri": uri}
+	if version >= "2026-07-28" {
+		// The protocol without the initialize handshake: every request
+		// carries its version.
+		params["_meta"] = map[string]any{"io.modelcontextprotocol/protocolVersion": version,
+			"io.modelcontextprotocol/clientInfo": map[string]any{"name": "t", "version": "1"}, "io.modelcontextprotocol/clientCapabilities": map[string]any{}}
+	}
+	msg, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(s.MCP().HandleMessage(t.Context(), msg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp struct {
+		Error *struct {
+			Code    int
+			Message string
+		}
+	}
+	if err := json.Unmarshal(b, &resp); err != nil {
+		t.Fatal(err)
+	}
+	if resp.Error == nil {
+		return 0, string(b)
+	}
+	return resp.Error.Code, resp.Error.Message
+}
+
+// isNotFound reports whether err is the resource-not-found error of either
+// protocol generation as the mcp-go client reports it.
+func isNotFound(err error) bool {
+	return errors.Is(err, mcp.ErrResourceNotFound) ||
+		errors.Is(err, mcp.ErrInvalidParams) && strings.Contains(err.Error(), "resource not found")
 }
 
 // TestToolsFollowTheSnapshot serves a snapshot without vectors and graph
@@ -121,10 +195,28 @@ func TestToolsFollowTheSnapshot(t *testing.T) {
 	if names := toolNamesOf(t, c); !slices.Equal(names, []string{toolStatus}) {
 		t.Errorf("tools without a snapshot: %v", names)
 	}
+	// vault_status answers while the server waits for the first
+	// snapshot: what it waits for, where, and what to run.
 	var status statusOutput
 	text := callOK(t, c, toolStatus, nil, &status)
-	if status.Serving || !strings.Contains(text, "no snapshot") || !strings.Contains(text, "vaultgraph index") {
-		t.Errorf("status without a snapshot: %+v\n%s", status, text)
+	if status.Serving || status.Status != statusWaiting || status.DataDir != data || !strings.Contains(status.Message, "vaultgraph index --vault VAULT --data "+data) {
+		t.Errorf("status without a snapshot: %+v", status)
+	}
+	if !strings.Contains(text, "status: waiting for the first snapshot\ndata directory: "+data+"\n") || !strings.Contains(text, "next: run vaultgraph index") ||
+		strings.Contains(text, "no snapshot") {
+		t.Errorf("status text without a snapshot:\n%s", text)
+	}
+	// A tool that needs a snapshot (listed in a race with a swap) says so
+	// once, and points at vault_status.
+	msg := resultText(callHandler(t, s, toolReadNote, map[string]any{"path": "Alice"}))
+	if want := "no snapshot yet: run vaultgraph index --vault VAULT --data " + data + "; vault_status shows progress"; msg != want {
+		t.Errorf("tool without a snapshot: %q, want %q", msg, want)
+	}
+	// Reading a note is the protocol's resource-not-found error.
+	req := mcp.ReadResourceRequest{}
+	req.Params.URI = "vault://People%2FAlice.md"
+	if _, err := c.ReadResource(t.Context(), req); !isNotFound(err) || strings.Count(err.Error(), "snapshot yet") != 1 {
+		t.Errorf("resource without a snapshot: %v", err)
 	}
 	res, err := c.ListResources(t.Context(), mcp.ListResourcesRequest{})
 	if err != nil || len(res.Resources) != 0 {
@@ -312,5 +404,25 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestStatusBeforeTheDataDirectoryExists: a client may be configured before
+// the first vaultgraph index, which creates the data directory.
+func TestStatusBeforeTheDataDirectoryExists(t *testing.T) {
+	data := t.TempDir() + "/data"
+	if err := os.Mkdir(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	st := openStore(t, data)
+	if err := os.Remove(data); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := connect(t, newServer(t, st, Options{}))
+	var status statusOutput
+	text := callOK(t, c, toolStatus, nil, &status)
+	if status.Status != statusWaiting || !strings.Contains(status.Message, "the data directory does not exist yet; run vaultgraph index --vault VAULT --data "+data) ||
+		!strings.Contains(text, "vaultgraph index creates the directory") {
+		t.Errorf("%+v\n%s", status, text)
 	}
 }

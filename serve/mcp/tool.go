@@ -180,7 +180,7 @@ func (s *Server) describe(ctx context.Context, name string, snap *store.Snapshot
 	case errors.As(err, &ae):
 		return ae.msg
 	case errors.As(err, &ce):
-		return cypherMessage(snap, "", ce, s.opts.QueryTimeout)
+		return s.cypherMessage(snap, "", ce)
 	case errors.Is(err, linkgraph.ErrAmbiguous):
 		return err.Error()
 	case errors.Is(err, linkgraph.ErrNotFound):
@@ -206,15 +206,11 @@ func (s *Server) describe(ctx context.Context, name string, snap *store.Snapshot
 	return fmt.Sprintf("internal error in %s; the server log has the details", name)
 }
 
-// noSnapshot says why nothing is served yet.
+// noSnapshot is the error of a call that needs a snapshot while none is
+// served yet; vault_status answers with the details (data directory,
+// rejected snapshots).
 func (s *Server) noSnapshot() string {
-	msg := "no snapshot is being served yet: the server watches " + s.st.DataDir() +
-		"/snapshots and serves the first good snapshot as soon as the indexer publishes one (vaultgraph index --vault VAULT --data " +
-		s.st.DataDir() + "); call vault_status to check"
-	if st := s.st.Stats(); st.LastRejection != nil {
-		msg += fmt.Sprintf("; %d snapshots were rejected, the last (%s) because: %s", st.Rejected, st.LastRejection.ID, st.LastRejection.Reason)
-	}
-	return msg
+	return "no snapshot yet: run vaultgraph index --vault VAULT --data " + s.st.DataDir() + "; vault_status shows progress"
 }
 
 // heading is the first line of every text rendering: the snapshot that

@@ -95,7 +95,7 @@ func (s *Server) runCypher(ctx context.Context, snap *store.Snapshot, req mcp.Ca
 	res, err := snap.Graph.Run(ctx, graphdb.Request{Query: args.Query, Params: args.Params, MaxRows: min(maxRows, s.opts.MaxRows), Timeout: timeout})
 	var ce *cypher.Error
 	if errors.As(err, &ce) {
-		return nil, &agentError{msg: cypherMessage(snap, args.Query, ce, timeout)}
+		return nil, &agentError{msg: s.cypherMessage(snap, args.Query, ce)}
 	}
 	if err != nil {
 		return nil, err
@@ -226,9 +226,13 @@ func relCell(r *graphdb.Relationship) string {
 	return fmt.Sprintf("[:%s%s %s->%s]", r.Type, props, r.Start, r.End)
 }
 
-// cypherMessage explains a query error with its position, the query line
-// with a caret under the column, and what to try next.
-func cypherMessage(snap *store.Snapshot, query string, e *cypher.Error, timeout time.Duration) string {
+// cypherMessage explains a query error: package cypher's message, which
+// says how to fix what the parser can tell (a name that needs backquotes, a
+// procedure that cannot be called), the query line with a caret under the
+// column, and a hint with what this tool and snapshot add: the labels and
+// relationship types to write, the argument to change. The hint never
+// repeats the query language's advice, which the message has already.
+func (s *Server) cypherMessage(snap *store.Snapshot, query string, e *cypher.Error) string {
 	var b strings.Builder
 	b.WriteString(e.Error())
 	if e.Line > 0 {
@@ -238,26 +242,33 @@ func cypherMessage(snap *store.Snapshot, query string, e *cypher.Error, timeout 
 			fmt.Fprintf(&b, "\n  %s\n  %s^", line, strings.Repeat(" ", col))
 		}
 	}
-	b.WriteString("\nHint: ")
-	switch e.Kind {
-	case cypher.KindSyntax:
-		b.WriteString("fix the query at the caret. Labels are written (n:Person), relationship types [r:depends_on]; backquote names with spaces or keywords ([r:`mentored by`]).")
-		b.WriteString(schemaHint(snap))
-	case cypher.KindUnsupported:
-		b.WriteString("rewrite the query without that construct; MATCH, OPTIONAL MATCH, WHERE, WITH, UNWIND, RETURN, ORDER BY, SKIP, LIMIT, aggregations and bounded variable-length patterns are supported.")
-	case cypher.KindReadOnly:
-		b.WriteString("snapshots are read-only: only reads run (MATCH ... RETURN); CALL is limited to db.labels(), db.relationshipTypes() and db.propertyKeys().")
-	case cypher.KindParameter:
-		b.WriteString(`pass every $name the query uses in params, e.g. {"params": {"name": "Alice"}}.`)
-	case cypher.KindTimeout:
-		fmt.Fprintf(&b, "the query ran past %s; add LIMIT, bound variable-length patterns ([*1..3]) or start from fewer nodes.", timeout)
-	case cypher.KindCanceled:
-		b.WriteString("the call was canceled; run it again.")
-	default:
-		b.WriteString("the graph engine refused the query; check function names and property types.")
-		b.WriteString(schemaHint(snap))
+	if hint := s.cypherHint(snap, e.Kind); hint != "" {
+		b.WriteString("\nHint: " + hint)
 	}
 	return b.String()
+}
+
+// cypherHint is what cypher_query adds to an error of kind k, or "".
+func (s *Server) cypherHint(snap *store.Snapshot, k cypher.Kind) string {
+	switch k {
+	case cypher.KindSyntax:
+		return "fix the query at the caret." + schemaHint(snap)
+	case cypher.KindUnsupported:
+		return "rewrite the query without that construct; " + toolStatus + " lists this snapshot's labels, relationship types and property names."
+	case cypher.KindReadOnly:
+		return toolCypher + " only reads: a snapshot changes when the vault is edited and indexed again."
+	case cypher.KindParameter:
+		return `pass every $name the query uses in params, e.g. {"params": {"name": "Alice"}}.`
+	case cypher.KindTimeout:
+		return fmt.Sprintf("timeout_ms sets the limit, at most %s.", s.opts.QueryTimeout)
+	case cypher.KindCanceled:
+		return "the call was canceled; run it again."
+	case cypher.KindRuntime:
+		return "the graph engine refused the query; check function names and property types." + schemaHint(snap)
+	case graphdb.KindOutOfMemory:
+		return "the engine's memory is shared by every query running now: try again in a few seconds, or ask less at once (a shorter variable-length range, a LIMIT)."
+	}
+	return ""
 }
 
 // window returns at most 100 runes of line around column (1-based), and

@@ -24,11 +24,12 @@ const (
 )
 
 type searchArgs struct {
-	Query  string   `json:"query"`
-	Target string   `json:"target"`
-	K      int      `json:"k"`
-	Types  []string `json:"types"`
-	Score  string   `json:"score"`
+	Query     string   `json:"query"`
+	Target    string   `json:"target"`
+	K         int      `json:"k"`
+	Types     []string `json:"types"`
+	EdgeTypes []string `json:"edge_types"`
+	Score     string   `json:"score"`
 }
 
 // searchOutput is vector_search's structured content.
@@ -82,7 +83,9 @@ For a question that needs connected facts, graphrag_retrieve is usually better (
 		mcp.WithString("target", mcp.Enum("notes", "chunks", "edges"), mcp.DefaultString("notes"), mcp.Description("What to return: notes, passages (chunks) or typed edges.")),
 		mcp.WithInteger("k", mcp.Min(1), mcp.Max(s.opts.MaxK), mcp.DefaultNumber(min(defaultSearchK, s.opts.MaxK)), mcp.Description("Number of hits.")),
 		mcp.WithArray("types", mcp.WithStringItems(mcp.MinLength(1)), mcp.MaxItems(100),
-			mcp.Description("Filter: note labels (frontmatter type, e.g. Person) for notes and chunks; edge types (e.g. funds) for edges.")),
+			mcp.Description("Filter: note labels (frontmatter type, e.g. Person); for edges, either end has one.")),
+		mcp.WithArray("edge_types", mcp.WithStringItems(mcp.MinLength(1)), mcp.MaxItems(100),
+			mcp.Description("Filter for target edges: edge types (e.g. funds, depends_on).")),
 		mcp.WithString("score", mcp.Enum("best", "mean"), mcp.DefaultString("best"), mcp.Description("How notes are scored from their passages (notes only).")),
 		mcp.WithOutputSchema[searchOutput](),
 	)
@@ -115,12 +118,11 @@ func (s *Server) runSearch(ctx context.Context, snap *store.Snapshot, req mcp.Ca
 	if k <= 0 {
 		k = min(defaultSearchK, s.opts.MaxK)
 	}
-	q := search.Query{Text: args.Query, Target: target, K: min(k, s.opts.MaxK), Score: search.Score(args.Score)}
-	if target == search.Edges {
-		q.EdgeTypes = args.Types
-	} else {
-		q.Labels = args.Types
+	if len(args.EdgeTypes) > 0 && target != search.Edges {
+		return nil, agentErrorf("edge_types filters edges: set target \"edges\", or filter notes and chunks by label with types")
 	}
+	q := search.Query{Text: args.Query, Target: target, K: min(k, s.opts.MaxK), Score: search.Score(args.Score),
+		Labels: args.Types, EdgeTypes: args.EdgeTypes}
 	found, err := snap.Search.Search(ctx, q, snap.Embedder)
 	if err != nil {
 		return nil, err

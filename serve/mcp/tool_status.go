@@ -2,7 +2,10 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 	"time"
 
@@ -18,19 +21,26 @@ const maxSchemaNames = 200
 
 // statusOutput is vault_status's structured content.
 type statusOutput struct {
-	// Serving is false while no snapshot is served yet; Message says why.
-	Serving       bool               `json:"serving"`
-	Snapshot      string             `json:"snapshot"`
-	Created       string             `json:"created,omitempty"`
-	AgeSeconds    float64            `json:"age_seconds"`
-	Parent        string             `json:"parent,omitempty"`
-	VaultRoot     string             `json:"vault_root,omitempty"`
-	ToolVersion   string             `json:"tool_version,omitempty"`
-	FormatVersion int                `json:"format_version,omitempty"`
-	Embedder      *statusEmbedder    `json:"embedder,omitempty"`
-	Counts        format.Counts      `json:"counts"`
-	Pending       statusPending      `json:"pending_vectors"`
-	Capabilities  []statusCapability `json:"capabilities"`
+	// Serving is false while no snapshot is served yet; Status then says
+	// so and Message what to run.
+	Serving bool `json:"serving"`
+	// Status is "serving" or "waiting for the first snapshot".
+	Status string `json:"status"`
+	// DataDir is the data directory the server watches for snapshots.
+	DataDir       string          `json:"data_dir"`
+	Snapshot      string          `json:"snapshot"`
+	Created       string          `json:"created,omitempty"`
+	AgeSeconds    float64         `json:"age_seconds"`
+	Parent        string          `json:"parent,omitempty"`
+	VaultRoot     string          `json:"vault_root,omitempty"`
+	ToolVersion   string          `json:"tool_version,omitempty"`
+	FormatVersion int             `json:"format_version,omitempty"`
+	Embedder      *statusEmbedder `json:"embedder,omitempty"`
+	Counts        format.Counts   `json:"counts"`
+	// Edges splits counts.edges by kind.
+	Edges        statusEdges        `json:"edges"`
+	Pending      statusPending      `json:"pending_vectors"`
+	Capabilities []statusCapability `json:"capabilities"`
 	// Tools are the tools this snapshot answers (the ones listed).
 	Tools     []string      `json:"tools"`
 	Graph     *statusGraph  `json:"graph,omitempty"`
@@ -46,6 +56,15 @@ type statusEmbedder struct {
 	// Kind is lexical (matches shared words) or semantic (matches meaning).
 	Kind string `json:"kind"`
 	Note string `json:"note,omitempty"`
+}
+
+// statusEdges counts a snapshot's edges by kind: typed edges (inline
+// fields and frontmatter links, one per occurrence), plain links
+// (links_to, merged per pair of notes) and embeds.
+type statusEdges struct {
+	Typed   int `json:"typed"`
+	LinksTo int `json:"links_to"`
+	Embeds  int `json:"embeds"`
 }
 
 type statusPending struct {
@@ -91,33 +110,40 @@ type statusHistory struct {
 
 func (s *Server) statusTool() *tool {
 	def := mcp.NewTool(toolStatus,
-		mcp.WithDescription(`Describe what this server answers from: the snapshot id, when it was built and how old it is, the vault root, the embedding model (and whether its similarity is lexical or semantic), counts of notes, links, edges and chunks, vectors still pending, which capabilities (and so which tools) this snapshot offers, and the graph schema for cypher_query (labels, relationship types with their properties, note property names).
-Call it first, and again when answers seem stale or a tool disappears: snapshots are swapped in as the vault is re-indexed. Cheap; quotes no note text.`),
+		mcp.WithDescription(`Describe what this server answers from: the snapshot id, when it was built and how old it is, the vault root, the embedding model (and whether its similarity is lexical or semantic), counts of notes, links, edges (typed, links_to, embeds) and chunks, vectors still pending, which capabilities (and so which tools) this snapshot offers, and the graph schema for cypher_query (labels, relationship types with their properties, note property names).
+Call it first, and again when answers seem stale or a tool disappears: snapshots are swapped in as the vault is re-indexed. Before the first snapshot it says the server is waiting, where, and what to run. Cheap; quotes no note text.`),
 		readOnly("Vault status"),
 		mcp.WithOutputSchema[statusOutput](),
 	)
 	return &tool{def: def, run: s.runStatus, bare: true}
 }
 
-// runStatus is also answered without a snapshot (the handler passes nil),
-// saying why none is served.
+// Values of statusOutput.Status.
+const (
+	statusServing = "serving"
+	statusWaiting = "waiting for the first snapshot"
+)
+
+// runStatus is also answered without a snapshot (the handler passes nil):
+// the server is then waiting for the first one, and says what to run.
 func (s *Server) runStatus(_ context.Context, snap *store.Snapshot, _ mcp.CallToolRequest) (*answer, error) {
 	now := time.Now()
 	st := s.st.Stats()
-	out := &statusOutput{Capabilities: []statusCapability{}, Tools: s.toolNames(snap),
+	out := &statusOutput{DataDir: s.st.DataDir(), Capabilities: []statusCapability{}, Tools: s.toolNames(snap),
 		Server:    statusServer{Version: s.opts.Version, Started: s.started.UTC().Format(time.RFC3339), UptimeSeconds: now.Sub(s.started).Seconds()},
 		Snapshots: statusHistory{Seen: st.Seen, Rejected: st.Rejected, Swaps: st.Swaps}}
 	if st.LastRejection != nil {
 		out.Snapshots.LastRejection = st.LastRejection.ID + ": " + st.LastRejection.Reason
 	}
 	if snap == nil {
-		out.Tools = []string{toolStatus}
-		out.Message = s.noSnapshot()
+		out.Status, out.Tools = statusWaiting, []string{toolStatus}
+		out.Message = s.firstSnapshotAdvice()
 		return &answer{out: out, text: func() string { return statusText(out) }}, nil
 	}
 	m := snap.Manifest
-	out.Serving, out.Snapshot, out.Created, out.AgeSeconds = true, snap.ID, m.Created.UTC().Format(time.RFC3339), snap.Age(now).Seconds()
+	out.Serving, out.Status, out.Snapshot, out.Created, out.AgeSeconds = true, statusServing, snap.ID, m.Created.UTC().Format(time.RFC3339), snap.Age(now).Seconds()
 	out.Parent, out.VaultRoot, out.ToolVersion, out.FormatVersion, out.Counts = m.Parent, m.VaultRoot, m.ToolVersion, m.FormatVersion, m.Counts
+	out.Edges = s.edgeKinds(snap)
 	if e := m.Embedder; e != nil {
 		out.Embedder = &statusEmbedder{Provider: e.Provider, Model: e.Model, Dimensions: e.Dimensions, Kind: e.Kind, Note: e.Note}
 	}
@@ -135,6 +161,51 @@ func (s *Server) runStatus(_ context.Context, snap *store.Snapshot, _ mcp.CallTo
 		out.Graph = graphSchema(g)
 	}
 	return &answer{out: out, text: func() string { return statusText(out) }}, nil
+}
+
+// edgeKinds counts snap's edges by kind, from its link graph (the edges
+// table as loaded): the manifest counts only their total. The counts of
+// the last snapshot asked about are kept, so that a status call does not
+// walk every edge again.
+func (s *Server) edgeKinds(snap *store.Snapshot) statusEdges {
+	if c := s.edgeCounts.Load(); c != nil && c.snapshot == snap.ID {
+		return c.edges
+	}
+	var k statusEdges
+	if g := snap.Links; g != nil {
+		for i := range int32(g.EdgeCount()) {
+			switch g.Edge(i).Type {
+			case format.TypeLinksTo:
+				k.LinksTo++
+			case format.TypeEmbeds:
+				k.Embeds++
+			default:
+				k.Typed++
+			}
+		}
+	}
+	s.edgeCounts.Store(&snapshotEdges{snapshot: snap.ID, edges: k})
+	return k
+}
+
+// snapshotEdges are the edge counts of one snapshot.
+type snapshotEdges struct {
+	snapshot string
+	edges    statusEdges
+}
+
+// firstSnapshotAdvice says, while no snapshot is served, what publishes
+// one and why earlier ones were not served, if any were rejected.
+func (s *Server) firstSnapshotAdvice() string {
+	data := s.st.DataDir()
+	msg := "run vaultgraph index --vault VAULT --data " + data + " to publish the first snapshot; this server serves it as soon as it appears"
+	if _, err := os.Stat(data); errors.Is(err, fs.ErrNotExist) {
+		msg = "the data directory does not exist yet; " + msg + " (vaultgraph index creates the directory)"
+	}
+	if st := s.st.Stats(); st.LastRejection != nil {
+		msg += fmt.Sprintf("; %s rejected, the last (%s) because: %s", plural(int(st.Rejected), "snapshot"), st.LastRejection.ID, st.LastRejection.Reason)
+	}
+	return msg
 }
 
 func graphSchema(g *format.Graph) *statusGraph {
@@ -155,15 +226,18 @@ func graphSchema(g *format.Graph) *statusGraph {
 func statusText(out *statusOutput) string {
 	var b strings.Builder
 	if !out.Serving {
-		b.WriteString("no snapshot served: " + out.Message + "\n")
+		fmt.Fprintf(&b, "status: %s\ndata directory: %s\nnext: %s\n", out.Status, out.DataDir, out.Message)
+		fmt.Fprintf(&b, "tools: %s (the others are listed once a snapshot is served)\n", strings.Join(out.Tools, ", "))
+		fmt.Fprintf(&b, "server %s, up %s; snapshots seen %d, rejected %d\n", out.Server.Version,
+			time.Duration(out.Server.UptimeSeconds*float64(time.Second)).Round(time.Second), out.Snapshots.Seen, out.Snapshots.Rejected)
 		return b.String()
 	}
 	b.WriteString(heading(out.Snapshot, false))
 	fmt.Fprintf(&b, "created %s (%s ago) from %s by vaultgraph %s; server %s\n", out.Created,
 		time.Duration(out.AgeSeconds*float64(time.Second)).Round(time.Second), out.VaultRoot, out.ToolVersion, out.Server.Version)
-	c := out.Counts
-	fmt.Fprintf(&b, "%d notes, %d stubs, %d links, %d typed edges, %d unresolved links, %d chunks, %d warnings\n",
-		c.Notes, c.Stubs, c.Links, c.Edges, c.Unresolved, c.Chunks, c.Warnings)
+	c, e := out.Counts, out.Edges
+	fmt.Fprintf(&b, "%d notes, %d stubs; %d edges: %d typed, %d links_to, %d embeds (from %d links as written, %d unresolved); %d chunks; %d warnings\n",
+		c.Notes, c.Stubs, c.Edges, e.Typed, e.LinksTo, e.Embeds, c.Links, c.Unresolved, c.Chunks, c.Warnings)
 	if e := out.Embedder; e != nil {
 		fmt.Fprintf(&b, "embedder %s:%s (%d dims, %s)", e.Provider, e.Model, e.Dimensions, e.Kind)
 		if out.Pending.Chunks+out.Pending.Edges > 0 {

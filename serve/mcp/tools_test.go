@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -71,9 +72,22 @@ func TestToolsAnswerFromTheDemoVault(t *testing.T) {
 		if out.Target != "notes" || out.EmbedderKind != "lexical" || !strings.Contains(text, "1. ") || !strings.Contains(text, "Companies/Acme.md:") {
 			t.Errorf("%+v\n%s", out, text)
 		}
-		callOK(t, c, toolSearch, map[string]any{"query": "money", "target": "edges", "types": []string{"funds"}}, &out)
+		callOK(t, c, toolSearch, map[string]any{"query": "money", "target": "edges", "edge_types": []string{"funds"}}, &out)
 		if len(out.Hits) == 0 || out.Hits[0].Type != "funds" || out.Hits[0].Sentence == "" {
 			t.Errorf("edge hits %+v", out.Hits)
+		}
+		// types are note labels for every target: edges with a Company at either end.
+		callOK(t, c, toolSearch, map[string]any{"query": "funds", "target": "edges", "types": []string{"Company"}}, &out)
+		if len(out.Hits) == 0 {
+			t.Error("no edges with a Company at either end")
+		}
+		for _, h := range out.Hits {
+			if !strings.HasPrefix(h.Source, "Companies/") && !strings.HasPrefix(h.Target, "Companies/") {
+				t.Errorf("edge %s -%s-> %s has no Company end", h.Source, h.Type, h.Target)
+			}
+		}
+		if res := call(t, c, toolSearch, map[string]any{"query": "x", "target": "notes", "edge_types": []string{"funds"}}); !res.IsError {
+			t.Error("edge_types with target notes was accepted")
 		}
 		callOK(t, c, toolSearch, map[string]any{"query": "search project", "target": "chunks", "k": 3, "types": []string{"Person"}}, &out)
 		if len(out.Hits) != 3 || !strings.HasPrefix(out.Hits[0].Path, "People/") || out.Hits[0].ChunkID == "" {
@@ -222,7 +236,66 @@ func TestToolsAnswerFromTheDemoVault(t *testing.T) {
 		if !strings.Contains(text, "31 notes") || !strings.Contains(text, "Person") || strings.Contains(text, "not instructions") {
 			t.Errorf("text:\n%s", text)
 		}
+		if out.Status != statusServing || out.DataDir != s.st.DataDir() {
+			t.Errorf("status %q, data dir %q", out.Status, out.DataDir)
+		}
+		// Edges by kind, checked against the graph database: typed edges
+		// are neither plain links nor embeds.
+		count := func(query string) int {
+			var res cypherOutput
+			callOK(t, c, toolCypher, map[string]any{"query": query}, &res)
+			return int(res.Rows[0][0].(float64))
+		}
+		links, embeds := count("MATCH ()-[r:links_to]->() RETURN count(r)"), count("MATCH ()-[r:embeds]->() RETURN count(r)")
+		typed := count("MATCH ()-[r]->() WHERE NOT type(r) IN ['links_to', 'embeds'] RETURN count(r)")
+		if e := out.Edges; e.LinksTo != links || e.Embeds != embeds || e.Typed != typed || typed+links+embeds != out.Counts.Edges || typed == 0 {
+			t.Errorf("edges %+v of %d; the graph has %d typed, %d links_to, %d embeds", e, out.Counts.Edges, typed, links, embeds)
+		}
+		if want := fmt.Sprintf("%d edges: %d typed, %d links_to, %d embeds", out.Counts.Edges, typed, links, embeds); !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
 	})
+}
+
+// TestCypherErrorsCarryTheLanguageHintOnce checks that advice about the
+// query language comes from package cypher, in the message every surface
+// prints, and that cypher_query adds its own context (caret, schema) without
+// repeating it.
+func TestCypherErrorsCarryTheLanguageHintOnce(t *testing.T) {
+	s := newServer(t, openStore(t, demoData(t)), Options{})
+	c, _ := connect(t, s)
+	for _, tc := range []struct {
+		query      string
+		want       []string
+		once       string
+		mustNotSay []string
+	}{
+		{"MATCH (a)-[r:mentored by]->(b) RETURN a",
+			[]string{"syntax error at line 1, column 23: expected ']', found 'by'; if \"mentored by\" is one name, backquote it: [r:`mentored by`]\n" +
+				"  MATCH (a)-[r:mentored by]->(b) RETURN a\n                        ^\nHint: fix the query at the caret. Labels: ", "`mentored by`, "},
+			"backquote", nil},
+		{"CALL show_tables() RETURN *",
+			[]string{"unsupported", "use CALL db.labels() or CALL db.relationshipTypes()", "Hint: ", toolStatus},
+			"db.labels()", []string{"e_about", "e_mentored_by", "limited to"}},
+		{"CALL create_fts_index('Note', 'x', ['title'])",
+			[]string{"read_only", "may call only db.labels(), db.relationshipTypes(), db.propertyKeys() and show_functions()", "Hint: "},
+			"show_functions()", []string{"limited to"}},
+	} {
+		msg := callErr(t, c, toolCypher, map[string]any{"query": tc.query})
+		for _, w := range tc.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: error lacks %q:\n%s", tc.query, w, msg)
+			}
+		}
+		if n := strings.Count(msg, tc.once); n != 1 {
+			t.Errorf("%s: %q appears %d times:\n%s", tc.query, tc.once, n, msg)
+		}
+		for _, w := range tc.mustNotSay {
+			if strings.Contains(msg, w) {
+				t.Errorf("%s: error says %q:\n%s", tc.query, w, msg)
+			}
+		}
+	}
 }
 
 func TestInvalidArgumentsAreToolErrors(t *testing.T) {

@@ -11,13 +11,35 @@
 //
 // Every error is an *Error with a Kind. Syntax errors carry the line and
 // column (1-based, in characters) of the first token that does not fit.
-// Write and side-effect clauses (CREATE, MERGE, SET, DELETE, DETACH DELETE,
-// REMOVE, FOREACH, LOAD CSV / LOAD FROM, COPY, INSTALL, LOAD EXTENSION,
-// ATTACH, EXPORT / IMPORT DATABASE, CREATE / DROP / ALTER TABLE, USE,
-// transactions, CALL name = value) are refused with KindReadOnly by the
-// parser, as is CALL of any procedure but db.labels(),
-// db.relationshipTypes(), db.propertyKeys() (answered from the manifest) and
-// Kuzu's show_tables, table_info, show_functions and show_connection.
+// A syntax error that looks like a vault name written without the
+// backquotes it needs (a space: [r:mentored by]; punctuation:
+// [r:depends-on]; quotes: [r:'mentored by']; a keyword as a variable:
+// (order:Project)) says in its message how to write it, so that every
+// surface shows the same advice. Write and side-effect clauses (CREATE,
+// MERGE, SET, DELETE, DETACH DELETE, REMOVE, FOREACH, LOAD CSV / LOAD FROM,
+// COPY, INSTALL, LOAD EXTENSION, ATTACH, EXPORT / IMPORT DATABASE, CREATE /
+// DROP / ALTER TABLE, USE, transactions, CALL name = value) are refused
+// with KindReadOnly by the parser.
+//
+// # Procedures
+//
+// CALL may name only these procedures; any other is refused with
+// KindReadOnly, since the translator cannot tell which procedures write:
+//
+//	db.labels()             column label: the snapshot's labels
+//	db.relationshipTypes()  column relationshipType: its edge types, as written
+//	db.propertyKeys()       column propertyKey: the property keys of notes and edges
+//	show_functions()        columns name, type, signature: the engine's functions
+//
+// The db.* procedures are answered from the snapshot's schema (the
+// manifest), in the vault's names, sorted, and take YIELD with one column
+// (YIELD label AS l) and WHERE. show_functions() runs in Kuzu; function
+// names are the same in every database. Kuzu's catalog procedures
+// show_tables(), table_info() and show_connection() are refused with
+// KindUnsupported, naming the db.* procedure to use instead: they would
+// answer with the database's storage names (tables such as
+// e_mentored_by_93c49ec0, columns such as p_role), which no query can use,
+// since queries are written in vault names.
 //
 // # Translation
 //

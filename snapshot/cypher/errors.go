@@ -18,7 +18,9 @@ const (
 	// KindUnsupported: valid openCypher that the engine cannot run
 	// (pattern comprehensions, CALL subqueries, ...).
 	KindUnsupported Kind = "unsupported"
-	// KindReadOnly: a clause or procedure that writes or has side effects.
+	// KindReadOnly: a clause that writes or has side effects, or a CALL of
+	// a procedure that is not on the allow list (see the package
+	// documentation).
 	KindReadOnly Kind = "read_only"
 	// KindParameter: a $parameter the query uses was not given, or has a
 	// value that cannot be passed.
@@ -28,12 +30,17 @@ const (
 	// KindCanceled: the caller's context was canceled.
 	KindCanceled Kind = "canceled"
 	// KindRuntime: the engine refused or failed the query (a type error, a
-	// function that does not exist, memory exhausted).
+	// function that does not exist); a full buffer pool is graphdb.KindOutOfMemory.
 	KindRuntime Kind = "runtime"
 )
 
 // Error is a query error. Line and Column (1-based, counted in characters)
 // locate the problem in the query text when it is known, else they are 0.
+// Message says what is wrong and, where the fix is known, what to do: a
+// syntax error that looks like a name written without the backquotes it
+// needs ends with how to write it ("...; if "mentored by" is one name,
+// backquote it: [r:`mentored by`]"). Callers show Message as it is, so the
+// CLI, the REST API and the MCP tool give the same advice.
 type Error struct {
 	Kind    Kind   `json:"kind"`
 	Message string `json:"message"`

@@ -163,6 +163,10 @@ func (c *fcall) graphFunction(name string) (Expr, kind, bool) {
 	case "labels":
 		c.arity(1, 1)
 		return &Prop{P: f.P, X: c.x(), Key: "labels"}, listOf(scalar("STRING")), true
+	case "label":
+		// Kuzu's label() is the storage table's name (Note,
+		// e_mentored_by_93c49ec0), not a name of the vault.
+		t.fail(KindUnsupported, f.P, "label() is not supported: use type(r) for a relationship's type or labels(n) for a note's labels")
 	case "keys":
 		c.arity(1, 1)
 		out, k := t.keysOf(c.x(), c.kinds[0], f.P)

@@ -28,6 +28,11 @@ func Parse(src string) (q *Query, err error) {
 			if !ok {
 				panic(r)
 			}
+			if b.err.Kind == KindSyntax {
+				if h := p.hint(p.index(b.at)); h != "" {
+					b.err.Message += "; " + h
+				}
+			}
 			q, err = nil, b.err
 		}
 	}()
@@ -36,9 +41,13 @@ func Parse(src string) (q *Query, err error) {
 	return q, nil
 }
 
-// bailout carries a parse error up the recursive descent; Parse recovers it
-// and nothing else, so a bug still crashes tests and fuzzing loudly.
-type bailout struct{ err *Error }
+// bailout carries a parse error, and the token it is at, up the recursive
+// descent; Parse recovers it and nothing else, so a bug still crashes tests
+// and fuzzing loudly.
+type bailout struct {
+	err *Error
+	at  token
+}
 
 type parser struct {
 	src     string
@@ -69,11 +78,21 @@ func (p *parser) next() token {
 }
 
 func (p *parser) fail(t token, format string, args ...any) {
-	panic(bailout{errorAt(KindSyntax, t.pos, format, args...)})
+	panic(bailout{errorAt(KindSyntax, t.pos, format, args...), t})
 }
 
 func (p *parser) failKind(kind Kind, t token, format string, args ...any) {
-	panic(bailout{errorAt(kind, t.pos, format, args...)})
+	panic(bailout{errorAt(kind, t.pos, format, args...), t})
+}
+
+// index returns the index of t in the token list, or -1.
+func (p *parser) index(t token) int {
+	for i, u := range p.toks {
+		if u.off == t.off && u.kind == t.kind {
+			return i
+		}
+	}
+	return -1
 }
 
 func (p *parser) enter() {
@@ -333,11 +352,19 @@ func (p *parser) call() *CallClause {
 	if p.isPunct("{") {
 		p.failKind(KindUnsupported, p.tok(), "CALL { subquery } is not supported; use WITH and OPTIONAL MATCH")
 	}
-	name, _ := p.name("a procedure name", true)
+	// The name is kept as one dotted string, so a part may not hold a
+	// dot itself (`a.b`): it would print as two parts.
+	part := func() string {
+		s, t := p.name("a procedure name", true)
+		if strings.Contains(s, ".") {
+			p.fail(t, "a procedure name part cannot contain '.'")
+		}
+		return s
+	}
+	name := part()
 	for p.isPunct(".") {
 		p.next()
-		part, _ := p.name("a procedure name", true)
-		name += "." + part
+		name += "." + part()
 	}
 	if p.isPunct("=") {
 		p.failKind(KindReadOnly, p.tok(), "CALL %s = ... changes a setting and is not allowed", name)

@@ -326,7 +326,7 @@ func (w *printer) operand(e Expr) {
 
 func (w *printer) expr(e Expr) {
 	if w.limit > 0 && w.Len() > w.limit {
-		panic(bailout{errTooLarge})
+		panic(bailout{err: errTooLarge})
 	}
 	switch e := e.(type) {
 	case *Literal:

@@ -2,6 +2,7 @@ package cypher
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -66,7 +67,7 @@ type translator struct {
 
 // fail aborts the translation; run recovers the *Error.
 func (t *translator) fail(kind Kind, p Pos, format string, args ...any) {
-	panic(bailout{errorAt(kind, p, format, args...)})
+	panic(bailout{err: errorAt(kind, p, format, args...)})
 }
 
 func (t *translator) run(q *Query) (tr *Translation, err error) {
@@ -332,14 +333,35 @@ func projectedAs(e Expr, p *Projection, cols []string) (string, bool) {
 	return "", false
 }
 
-// Virtual procedures answer from the manifest; Kuzu procedures on the
-// allow list only read the catalog. Their columns are listed so that the
-// clauses after CALL can use them (Kuzu binds them all without YIELD).
+// Procedures a query may CALL, in the order error messages list them. The
+// db.* procedures are answered from the snapshot's schema, in vault names.
+// show_functions is Kuzu's: it lists functions, which are named alike in
+// every database. Kuzu's catalog procedures (show_tables, table_info,
+// show_connection) list the database's tables and columns under their
+// storage names (e_mentored_by_93c49ec0, p_role) and are refused, as is
+// every other procedure: the translator cannot tell which of them write.
+var procedures = []string{"db.labels()", "db.relationshipTypes()", "db.propertyKeys()", "show_functions()"}
+
+// kuzuProcedures are the Kuzu procedures on the allow list, with their
+// columns, so that the clauses after CALL can use them (Kuzu binds them
+// all without YIELD).
 var kuzuProcedures = map[string][]string{
-	"show_tables":     {"id", "name", "type", "database name", "comment"},
-	"table_info":      {"property id", "name", "type", "default expression", "primary key"},
-	"show_functions":  {"name", "type", "signature"},
-	"show_connection": {"source table name", "destination table name", "source table primary key", "destination table primary key"},
+	"show_functions": {"name", "type", "signature"},
+}
+
+// catalogProcedures are Kuzu procedures that would show storage names,
+// with what to call instead.
+var catalogProcedures = map[string]string{
+	"show_tables":     "CALL db.labels() or CALL db.relationshipTypes()",
+	"table_info":      "CALL db.propertyKeys()",
+	"show_connection": "CALL db.relationshipTypes()",
+}
+
+// allowedProcedures lists the procedures a query may call, for messages:
+// "a, b, c and d".
+func allowedProcedures() string {
+	n := len(procedures)
+	return strings.Join(procedures[:n-1], ", ") + " and " + procedures[n-1]
 }
 
 func (t *translator) call(c *CallClause, sc *scope) ([]Clause, []string) {
@@ -364,7 +386,10 @@ func (t *translator) call(c *CallClause, sc *scope) ([]Clause, []string) {
 		if _, ok := kuzuProcedures[proc]; ok {
 			return t.kuzuCall(c, sc)
 		}
-		t.fail(KindReadOnly, c.P, "CALL %s is not allowed: only read-only procedures can be called (db.labels, db.relationshipTypes, db.propertyKeys, %s)", c.Proc, strings.Join(sortedKeys(kuzuProcedures), ", "))
+		if instead, ok := catalogProcedures[proc]; ok {
+			t.fail(KindUnsupported, c.P, "CALL %s() is not supported: it answers with the database's storage names (tables, columns), not the vault's; use %s", c.Proc, instead)
+		}
+		t.fail(KindReadOnly, c.P, "CALL %s is not allowed: queries are read-only and may call only %s", c.Proc, allowedProcedures())
 	}
 	if len(c.Args) > 0 {
 		t.fail(KindSyntax, c.P, "%s() takes no arguments", c.Proc)
@@ -395,28 +420,48 @@ func (t *translator) call(c *CallClause, sc *scope) ([]Clause, []string) {
 	return clauses, []string{name}
 }
 
+// kuzuCall passes a call of a Kuzu procedure on, in the form Kuzu
+// accepts: its YIELD must list every column (the ones the query did not
+// yield get hidden names), and it takes neither YIELD * (all columns are
+// bound without YIELD) nor WHERE after YIELD (which becomes a WITH).
 func (t *translator) kuzuCall(c *CallClause, sc *scope) ([]Clause, []string) {
-	out := &CallClause{P: c.P, Proc: strings.ToLower(c.Proc), Yield: c.Yield, YieldStar: c.YieldStar}
+	out := &CallClause{P: c.P, Proc: strings.ToLower(c.Proc)}
 	for _, a := range c.Args {
 		e, _ := t.expr(a, sc)
 		out.Args = append(out.Args, e)
 	}
-	for _, y := range c.Yield {
-		n := y.Name
-		if y.Alias != "" {
-			n = y.Alias
-		}
-		sc.bind(n, kind{}, false)
-	}
+	columns := kuzuProcedures[out.Proc]
 	if len(c.Yield) == 0 {
-		for _, n := range kuzuProcedures[out.Proc] {
+		for _, n := range columns {
 			sc.bind(n, kind{}, false)
 		}
-	}
-	if c.Where != nil {
-		out.Where = t.predicate(c.Where, sc)
+	} else {
+		yielded := map[string]YieldItem{}
+		for _, y := range c.Yield {
+			if !slices.Contains(columns, y.Name) {
+				t.fail(KindSyntax, c.P, "%s() yields %s, not %s", c.Proc, strings.Join(columns, ", "), y.Name)
+			}
+			yielded[y.Name] = y
+		}
+		for _, col := range columns {
+			y, ok := yielded[col]
+			switch {
+			case !ok:
+				y = YieldItem{Name: col, Alias: t.newName("yield")}
+				sc.bind(y.Alias, kind{}, true)
+			case y.Alias != "":
+				sc.bind(y.Alias, kind{}, false)
+			default:
+				sc.bind(y.Name, kind{}, false)
+			}
+			out.Yield = append(out.Yield, y)
+		}
 	}
 	clauses := []Clause{out}
+	if c.Where != nil {
+		w := t.predicate(c.Where, sc)
+		clauses = append(clauses, &With{P: c.P, Proj: passThrough(sc), Where: w})
+	}
 	if !c.Standalone {
 		return clauses, nil
 	}
@@ -436,15 +481,6 @@ func passThrough(sc *scope) *Projection {
 		p.Items = append(p.Items, &ProjItem{Expr: &Var{Name: n}})
 	}
 	return p
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func describe(e Expr) string {

@@ -1,6 +1,7 @@
 package cypher
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -203,5 +204,62 @@ func TestParametersCannotInject(t *testing.T) {
 	}
 	if _, err := Compile("RETURN $v", fixtureGraph(), map[string]any{"v": "a\x00b"}, Options{}); KindOf(err) != KindUnsupported {
 		t.Errorf("NUL in a parameter: err = %v", err)
+	}
+}
+
+// TestProcedures checks the CALL allow list: the procedures the package
+// documentation lists run, Kuzu's catalog procedures (which would answer in
+// storage names) are refused naming what to use instead, and everything
+// else is refused with the allow list, which is the documented one.
+func TestProcedures(t *testing.T) {
+	allowed := map[string]string{
+		"CALL db.labels() YIELD label AS l WHERE l STARTS WITH 'P' RETURN l": "UNWIND ['Engineer', 'Person', 'Project'] AS `l` WITH `l` WHERE `l` STARTS WITH 'P' RETURN `l`",
+		"CALL show_functions() RETURN name":                                  "CALL `show_functions`() RETURN `name`",
+		// Kuzu wants every column in YIELD and no WHERE after it.
+		"CALL show_functions() YIELD name AS fn WHERE fn CONTAINS 'LIST' RETURN fn": "CALL `show_functions`() YIELD `name` AS `fn`, `type` AS `_vg_yield1`, `signature` AS `_vg_yield2` WITH `fn` WHERE `fn` CONTAINS 'LIST' RETURN `fn`",
+		"CALL show_functions() YIELD * RETURN signature":                            "CALL `show_functions`() RETURN `signature`",
+		"CALL show_functions()": "CALL `show_functions`() RETURN `name`, `signature`, `type`",
+	}
+	for src, want := range allowed {
+		tr, err := Compile(src, fixtureGraph(), nil, Options{})
+		if err != nil {
+			t.Errorf("%q: %v", src, err)
+			continue
+		}
+		if tr.Query != want {
+			t.Errorf("translation of %s\n got %s\nwant %s", src, tr.Query, want)
+		}
+	}
+	for _, src := range []string{"CALL show_tables() RETURN *", "CALL table_info('Note') RETURN name", "CALL SHOW_CONNECTION('e_knows') RETURN *"} {
+		_, err := Compile(src, fixtureGraph(), nil, Options{})
+		if KindOf(err) != KindUnsupported || !strings.Contains(err.Error(), "use CALL db.") {
+			t.Errorf("%q: err = %v, want unsupported naming a db.* procedure", src, err)
+		}
+	}
+	_, err := Compile("CALL show_warnings() RETURN *", fixtureGraph(), nil, Options{})
+	if KindOf(err) != KindReadOnly || !strings.Contains(err.Error(), "may call only db.labels(), db.relationshipTypes(), db.propertyKeys() and show_functions()") {
+		t.Errorf("unlisted procedure: %v", err)
+	}
+	// The package documentation lists exactly the allowed procedures.
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range procedures {
+		if !strings.Contains(string(doc), "//\t"+p) {
+			t.Errorf("doc.go does not list %s under # Procedures", p)
+		}
+	}
+	if _, err := Compile("CALL show_functions() YIELD nme RETURN nme", fixtureGraph(), nil, Options{}); KindOf(err) != KindSyntax || !strings.Contains(err.Error(), "yields name, type, signature") {
+		t.Errorf("unknown column: %v", err)
+	}
+}
+
+func TestLabelFunctionIsRefused(t *testing.T) {
+	for _, src := range []string{"MATCH ()-[r]->() RETURN label(r)", "MATCH (n) RETURN LABEL(n)"} {
+		_, err := Compile(src, fixtureGraph(), nil, Options{})
+		if KindOf(err) != KindUnsupported || !strings.Contains(err.Error(), "type(r)") {
+			t.Errorf("%q: err = %v", src, err)
+		}
 	}
 }

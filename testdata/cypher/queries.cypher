@@ -249,8 +249,8 @@ CALL db.relationshipTypes() YIELD relationshipType WHERE relationshipType CONTAI
 // == db_property_keys
 CALL db.propertyKeys() YIELD propertyKey AS key WHERE key STARTS WITH 's' RETURN key
 
-// == kuzu_show_tables
-CALL show_tables() RETURN name, type ORDER BY name LIMIT 3
+// == kuzu_show_functions
+CALL show_functions() YIELD name AS fn WHERE fn STARTS WITH 'LIST_CON' RETURN DISTINCT fn ORDER BY fn
 
 // == duration_arithmetic
 MATCH (p:Project {title: 'Search'}) RETURN p.started + duration('P1Y2M3D') AS later, date('2024-05-01') > p.started AS before
@@ -276,6 +276,15 @@ RETURN p
 // == err_unterminated_string
 MATCH (p) WHERE p.title = 'Alice RETURN p
 
+// == err_type_with_space
+MATCH (z)-[r:mentored by]->(m) RETURN z.title, m.title
+
+// == err_label_in_quotes
+MATCH (p:'Person') RETURN p.title
+
+// == err_keyword_variable
+MATCH (order:Project) RETURN order.title
+
 // == err_create
 CREATE (:Person {title: 'Eve'})
 
@@ -299,6 +308,15 @@ COPY (MATCH (n) RETURN n) TO '/tmp/out.csv'
 
 // == err_call_write
 CALL create_fts_index('Note', 'notes', ['title'])
+
+// == err_call_show_tables
+CALL show_tables() RETURN *
+
+// == err_call_table_info
+CALL table_info('Note') RETURN name, type
+
+// == err_label_function
+MATCH ()-[r:leads]->() RETURN label(r)
 
 // == err_call_setting
 CALL timeout = 0
