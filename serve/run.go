@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
+	"os"
 	"time"
 
 	"github.com/vaultgraph/vaultgraph/serve/store"
@@ -12,7 +14,7 @@ import (
 
 // Config is everything Run needs.
 type Config struct {
-	// DataDir holds the snapshots; it must exist.
+	// DataDir holds the snapshots; it may not exist yet.
 	DataDir string
 	// Addr is the listen address (DefaultAddr when empty).
 	Addr string
@@ -77,7 +79,11 @@ func WithStore(ctx context.Context, cfg Config, serve func(ctx context.Context, 
 		return errors.Join(fmt.Errorf("open snapshots: %w", err), st.Close(context.Background()))
 	}
 	if st.Current() == "" {
-		log.Warn("no snapshot to serve yet; answering with the reason until one is published", "data", cfg.DataDir)
+		msg := "no snapshot to serve yet; answering with the reason until one is published"
+		if _, err := os.Stat(cfg.DataDir); errors.Is(err, fs.ErrNotExist) {
+			msg = "the data directory does not exist yet (check the path if it should); waiting for vaultgraph index to create it and publish a snapshot"
+		}
+		log.Warn(msg, "data", cfg.DataDir)
 	}
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	watched := make(chan struct{})

@@ -79,18 +79,17 @@ type Rejection struct {
 }
 
 // New returns a store for dataDir serving nothing yet; call Refresh to open
-// the newest snapshot and Watch to follow new ones. dataDir must exist (a
-// missing one is more likely a typo than a data directory to come); it may
-// hold no snapshot yet.
+// the newest snapshot and Watch to follow new ones. dataDir may hold no
+// snapshot yet, or not exist yet: a server (an agent's MCP server, a
+// service) may start before the first index run, and serves once it
+// publishes. A path that exists must be a directory.
 func New(dataDir string, opts Options) (*Store, error) {
 	fi, err := os.Stat(dataDir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("data directory %s does not exist: run vaultgraph index --data %s first", dataDir, dataDir)
-	}
-	if err != nil {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
 		return nil, fmt.Errorf("data directory: %w", err)
-	}
-	if !fi.IsDir() {
+	case !fi.IsDir():
 		return nil, fmt.Errorf("data directory %s is not a directory", dataDir)
 	}
 	if opts.Log == nil {

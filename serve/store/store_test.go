@@ -281,9 +281,32 @@ func TestNoSnapshotYet(t *testing.T) {
 	if res := refresh(t, st); res.Current != a.ID {
 		t.Fatalf("Refresh = %+v", res)
 	}
-	if _, err := New(filepath.Join(f.data, "missing"), Options{}); err == nil {
-		t.Error("New accepted a missing data directory")
+		file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
+	if _, err := New(file, Options{}); err == nil {
+		t.Error("New accepted a file as the data directory")
+	}
+}
+
+// TestWatchAMissingDataDirectory: a server started before the first index
+// run, whose data directory and its parent do not exist yet, serves the
+// first snapshot published there, from file system events alone.
+func TestWatchAMissingDataDirectory(t *testing.T) {
+	f := newFixture(t)
+	f.data = filepath.Join(f.data, "not", "yet")
+	st := f.store(Options{})
+	if res := refresh(t, st); res.Current != "" {
+		t.Fatalf("Refresh of a missing data directory = %+v", res)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- st.Watch(ctx, WatchOptions{Poll: -1, Debounce: 5 * time.Millisecond}) }()
+	defer func() { cancel(); <-done }()
+	time.Sleep(50 * time.Millisecond) // let the watch start; only makes the test meaningful, not pass
+	a := f.publish()
+	eventually(t, "watch serves the first snapshot", func() bool { return st.Current() == a.ID })
 }
 
 func TestCloseWaitsForReaders(t *testing.T) {

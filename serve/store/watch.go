@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -111,6 +112,8 @@ type dirWatch struct {
 	w       *fsnotify.Watcher // nil when events are unavailable
 	snaps   string
 	partial map[string]bool // snapshot directories watched until their manifest appears
+	// ancestor is the folder above DATA watched while DATA does not exist.
+	ancestor string
 }
 
 func newDirWatch(st *Store, events bool) *dirWatch {
@@ -148,7 +151,8 @@ func (d *dirWatch) errors() <-chan error {
 }
 
 // ensure (re)establishes the watches: DATA/snapshots when it exists, else
-// DATA so that its creation is noticed; and stops watching snapshot
+// DATA, else the nearest folder above DATA that exists, so that the
+// creation of each is noticed; and stops watching snapshot
 // directories that were copied in once they are served, superseded or
 // gone. Adding a watch that exists is a no-op.
 func (d *dirWatch) ensure() {
@@ -159,13 +163,29 @@ func (d *dirWatch) ensure() {
 		if !errors.Is(err, os.ErrNotExist) {
 			d.st.log.Warn("watching snapshots directory; polling only until it works", "dir", d.snaps, "err", err)
 		}
-		_ = d.w.Add(d.st.dataDir)
+		if err := d.w.Add(d.st.dataDir); err != nil {
+			d.watchAncestor()
+		}
 	}
 	current := d.st.Current()
 	for dir := range d.partial {
 		if filepath.Base(dir) <= current || !exists(dir) {
 			_ = d.w.Remove(dir)
 			delete(d.partial, dir)
+		}
+	}
+}
+
+// watchAncestor watches the nearest existing folder above DATA, for a
+// data directory that does not exist yet.
+func (d *dirWatch) watchAncestor() {
+	for dir := filepath.Dir(d.st.dataDir); ; dir = filepath.Dir(dir) {
+		if d.w.Add(dir) == nil {
+			d.ancestor = dir
+			return
+		}
+		if filepath.Dir(dir) == dir {
+			return
 		}
 	}
 }
@@ -189,6 +209,11 @@ func (d *dirWatch) relevant(ev fsnotify.Event) bool {
 		return true
 	case d.partial[dir]:
 		return ev.Has(fsnotify.Create) || ev.Has(fsnotify.Write) || ev.Has(fsnotify.Rename)
+	case d.ancestor != "" && dir == d.ancestor && ev.Has(fsnotify.Create) &&
+		(ev.Name == d.st.dataDir || strings.HasPrefix(d.st.dataDir, ev.Name+string(filepath.Separator))):
+		// A folder on the way to a data directory that did not exist.
+		d.ensure()
+		return true
 	}
 	return false
 }
