@@ -281,7 +281,7 @@ func TestNoSnapshotYet(t *testing.T) {
 	if res := refresh(t, st); res.Current != a.ID {
 		t.Fatalf("Refresh = %+v", res)
 	}
-		file := filepath.Join(t.TempDir(), "file")
+	file := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
