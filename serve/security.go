@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"strings"
 
@@ -99,8 +100,14 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 
 // authorize returns the error of a request that may not read the vault: a
 // missing or wrong token when the server has one, a Host header that is
-// not a loopback name (nor allowed) when it has none.
+// not a loopback name (nor allowed) when it has none, and, either way, a
+// browser request from a web page of another origin than those allowed
+// with --cors-origin.
 func (s *Server) authorize(c *fiber.Ctx) *apiError {
+	if origin := c.Get(fiber.HeaderOrigin); origin != "" && !s.originAllowed(origin, string(c.Request().Host())) {
+		return newError(fiber.StatusForbidden, KindForbidden,
+			"a web page of origin %s may not read this server (allow it with --cors-origin %s)", origin, origin)
+	}
 	if s.token == nil {
 		if !s.hostAllowed(string(c.Request().Host())) {
 			return newError(fiber.StatusForbidden, KindForbidden,
@@ -124,6 +131,22 @@ func (s *Server) authorized(c *fiber.Ctx) bool {
 		return true
 	}
 	return s.authorize(c) == nil
+}
+
+// originAllowed reports whether a browser may send a request from a page of
+// origin to this server: an origin named with --cors-origin ("*" for any),
+// or the server's own (the Host the request was sent to). Browsers send
+// Origin with every cross-origin request, simple POSTs included, which
+// CORS alone does not stop from reaching the server; other clients send
+// none.
+func (s *Server) originAllowed(origin, host string) bool {
+	for _, o := range s.opts.CORSOrigins {
+		if o == "*" || strings.EqualFold(o, origin) {
+			return true
+		}
+	}
+	u, err := url.Parse(origin)
+	return err == nil && u.Host != "" && strings.EqualFold(u.Host, host)
 }
 
 func (s *Server) hostAllowed(hostport string) bool {

@@ -774,6 +774,27 @@ func TestCORS(t *testing.T) {
 	if r.header.Get("Access-Control-Allow-Origin") != "" {
 		t.Error("CORS headers without configured origins")
 	}
+	// A page of another origin cannot reach the server at all, not even
+	// with a simple POST that CORS would let through unread.
+	for _, req := range []request{
+		{path: "/status"},
+		{method: "POST", path: "/admin/reload"},
+		{method: "POST", path: "/query", body: `{"query": "MATCH (n) RETURN count(n)"}`, header: map[string]string{"Content-Type": "text/plain"}},
+		{method: "OPTIONS", path: "/query"},
+	} {
+		if req.header == nil {
+			req.header = map[string]string{}
+		}
+		req.header["Origin"] = "https://evil.example"
+		r := plain.send(req)
+		if r.status != 403 || r.errorKind() != "forbidden" || !strings.Contains(string(r.body), "--cors-origin https://evil.example") {
+			t.Errorf("%s %s from another origin: %d %s", req.method, req.path, r.status, r.body)
+		}
+	}
+	// Its own origin (a page it served) and clients without Origin pass.
+	if r := plain.send(request{path: "/status", header: map[string]string{"Origin": plain.url}}); r.status != 200 {
+		t.Errorf("same origin: %d %s", r.status, r.body)
+	}
 	withCORS := startServer(t, data, serverConfig{opts: serve.Options{CORSOrigins: []string{"https://app.example"}}})
 	r = withCORS.send(request{path: "/status", header: map[string]string{"Origin": "https://app.example"}})
 	if r.header.Get("Access-Control-Allow-Origin") != "https://app.example" {
