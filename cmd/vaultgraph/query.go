@@ -8,7 +8,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
@@ -124,20 +123,19 @@ func parseParams(pairs []string) (map[string]any, error) {
 }
 
 func printTable(w io.Writer, res *graphdb.Result) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	names := make([]string, len(res.Columns))
 	for i, col := range res.Columns {
 		names[i] = col.Name
 	}
-	fmt.Fprintln(tw, strings.Join(names, "\t"))
+	table := [][]string{names}
 	for _, row := range res.Rows {
 		cells := make([]string, len(row))
 		for i, v := range row {
-			cells[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(cell(v))
+			cells[i] = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(cell(v))
 		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		table = append(table, cells)
 	}
-	if err := tw.Flush(); err != nil {
+	if err := writeTable(w, table); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "(%s)\n", plural(len(res.Rows), "row"))

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"text/tabwriter"
+	"strconv"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -80,17 +80,17 @@ func runSnapshotList(c *cli.Context) error {
 	if c.Bool("json") {
 		return writeJSON(c.App.Writer, rows)
 	}
-	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tCREATED\tNOTES\tEDGES\tCHUNKS\tWARNINGS\tSTATUS")
+	table := [][]string{{"ID", "CREATED", "NOTES", "EDGES", "CHUNKS", "WARNINGS", "STATUS"}}
 	for _, r := range rows {
-		status := "ok"
 		if r.Error != "" {
-			status = r.Error
+			// A snapshot that does not open has no counts to show.
+			table = append(table, []string{r.ID, "-", "-", "-", "-", "-", r.Error})
+			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", r.ID, r.Created.Local().Format(time.DateTime),
-			r.Counts.Notes, r.Counts.Edges, r.Counts.Chunks, r.Counts.Warnings, status)
+		table = append(table, []string{r.ID, r.Created.Local().Format(time.DateTime), strconv.Itoa(r.Counts.Notes),
+			strconv.Itoa(r.Counts.Edges), strconv.Itoa(r.Counts.Chunks), strconv.Itoa(r.Counts.Warnings), "ok"})
 	}
-	return tw.Flush()
+	return writeTable(c.App.Writer, table)
 }
 
 func runSnapshotShow(c *cli.Context) error {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mattn/go-runewidth"
+
 	"github.com/vaultgraph/vaultgraph/format"
 )
 
@@ -109,7 +111,7 @@ func (r *Report) text(w *bufio.Writer, limit int) {
 	if len(r.Edges.ByType) > 0 {
 		fmt.Fprintf(w, "\nedges by type\n")
 		for _, t := range r.Edges.ByType {
-			fmt.Fprintf(w, "  %-24s +%d -%d", t.Type, t.Added, t.Removed)
+			fmt.Fprintf(w, "  %s +%d -%d", runewidth.FillRight(t.Type, 24), t.Added, t.Removed)
 			if t.Changed > 0 {
 				fmt.Fprintf(w, " ~%d", t.Changed)
 			}
