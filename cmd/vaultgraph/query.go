@@ -36,7 +36,7 @@ may not write.`,
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "table or json"},
 			&cli.DurationFlag{Name: "timeout", Value: graphdb.DefaultTimeout, Usage: "stop the query after this long", Action: positive("timeout")},
 			&cli.IntFlag{Name: "max-rows", Value: graphdb.DefaultMaxRows, Usage: "return at most this many rows (the output says when more existed)", Action: atLeast("max-rows", 1)},
-			&cli.IntFlag{Name: "buffer-mib", Value: graphdb.DefaultQueryBufferPool >> 20, Usage: "memory for the graph engine, in MiB", Action: atLeast("buffer-mib", 1)},
+			&cli.IntFlag{Name: "buffer-mib", Value: graphdb.DefaultQueryBufferPool >> 20, Usage: "memory for the graph engine, in MiB", Action: mib("buffer-mib")},
 			&cli.BoolFlag{Name: "explain", Usage: "print the query as sent to the engine on stderr"},
 		},
 		Before: takesArgs(1, 1, "quote the query as one argument"),
@@ -206,7 +206,7 @@ func labelSuffix(labels []string) string {
 func graphFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "graph", Value: true, Usage: "build the graph database that vaultgraph query reads (--graph=false skips it)"},
-		&cli.IntFlag{Name: "graph-buffer-mib", Value: graphdb.DefaultBuildBufferPool >> 20, Usage: "memory for the graph engine while it loads a snapshot, in MiB", Action: atLeast("graph-buffer-mib", 1)},
+		&cli.IntFlag{Name: "graph-buffer-mib", Value: graphdb.DefaultBuildBufferPool >> 20, Usage: "memory for the graph engine while it loads a snapshot, in MiB", Action: mib("graph-buffer-mib")},
 	}
 }
 

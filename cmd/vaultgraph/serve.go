@@ -48,7 +48,7 @@ stderr), for clients that start the server themselves:
 			&cli.IntFlag{Name: "body-limit", Value: serve.DefaultBodyLimit, Usage: "largest request body in bytes", Action: atLeast("body-limit", 1)},
 			&cli.StringSliceFlag{Name: "cors-origin", Usage: "allow browser requests from this origin (repeatable; none by default)"},
 			&cli.StringSliceFlag{Name: "allow-host", Usage: "accept this Host header without a token besides loopback names (repeatable)"},
-			&cli.IntFlag{Name: "graph-memory", Value: graphdb.DefaultQueryBufferPool >> 20, Usage: "graph database buffer pool per open snapshot, MiB", Action: atLeast("graph-memory", 1)},
+			&cli.IntFlag{Name: "graph-memory", Value: graphdb.DefaultQueryBufferPool >> 20, Usage: "graph database buffer pool per open snapshot, MiB", Action: mib("graph-memory")},
 			&cli.IntFlag{Name: "ef", Usage: "HNSW beam width of searches (default: the snapshot's)", Action: atLeast("ef", 1)},
 			&cli.BoolFlag{Name: "access-log", Usage: "log every request at info level (route, status, time; never paths or queries)"},
 			&cli.BoolFlag{Name: "stdio", Usage: "speak MCP on stdin and stdout instead of listening (for Claude Code, Claude Desktop, Cursor); the HTTP flags are ignored"},

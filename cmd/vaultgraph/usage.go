@@ -211,6 +211,20 @@ func atLeast[T int | int64](name string, min T) func(*cli.Context, T) error {
 	}
 }
 
+// maxMiB bounds the memory options (MiB): 1 TiB, far above any machine this
+// runs on, and far below where shifting MiB into bytes overflows.
+const maxMiB = 1 << 20
+
+// mib is the Action of a memory option in MiB: at least 1, at most maxMiB.
+func mib(name string) func(*cli.Context, int) error {
+	return func(c *cli.Context, v int) error {
+		if v > maxMiB {
+			return usageErrorf("--%s must be at most %d (1 TiB), not %d", name, maxMiB, v)
+		}
+		return atLeast(name, 1)(c, v)
+	}
+}
+
 // positive is the Action of a duration option that must be more than 0.
 func positive(name string) func(*cli.Context, time.Duration) error {
 	return atLeastDuration(name, time.Nanosecond)

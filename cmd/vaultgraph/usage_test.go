@@ -261,3 +261,14 @@ func TestUsageErrorsExit2(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryOptionsAreBounded: a memory size in MiB that would overflow
+// when shifted into bytes is refused, not wrapped around.
+func TestMemoryOptionsAreBounded(t *testing.T) {
+	check := mib("graph-memory")
+	for v, ok := range map[int]bool{0: false, 1: true, 512: true, maxMiB: true, maxMiB + 1: false, 1 << 50: false} {
+		if err := check(nil, v); (err == nil) != ok {
+			t.Errorf("--graph-memory %d: err = %v", v, err)
+		}
+	}
+}
