@@ -13,9 +13,10 @@ const (
 	// exact path, then the note's own folder, then the shortest path whose
 	// file name matches, then aliases; all case-insensitive.
 	KindWikilink = "wikilink"
-	// KindMarkdown targets were already turned into a vault path by the
-	// parser (percent escapes decoded, ./ and ../ applied, .md added); they
-	// resolve by exact path only.
+	// KindMarkdown targets are the vault path Obsidian reads (percent
+	// escapes decoded, from the vault root unless ./ or ../, .md added);
+	// they resolve like a wikilink with a path: the exact path, then the
+	// notes whose path ends with it.
 	KindMarkdown = "markdown"
 )
 

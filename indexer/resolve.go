@@ -12,9 +12,13 @@ import (
 
 // resolver finds the note a link points to, the way Obsidian does: an exact
 // vault path wins; otherwise, among notes whose path ends with the link
-// path, one in the linking note's own folder, else the shortest path; then
-// aliases. Matching ignores case and Unicode normalisation form (macOS file
-// names are NFD, typed links NFC).
+// path, one in the linking note's own folder, else the shortest path. A
+// markdown link's path is looked up the same way (Obsidian treats it as a
+// wikilink's path once decoded), so "[x](Projects/Foo.md)" from any folder
+// finds Projects/Foo.md, and "[x](Foo.md)" a Foo.md elsewhere. Last come
+// aliases, which Obsidian does not resolve links by: that step is ours.
+// Matching ignores case and Unicode normalisation form (macOS file names
+// are NFD, typed links NFC).
 type resolver struct {
 	exact   map[string]string   // path as written -> note id
 	byPath  map[string][]string // fold(path) -> note ids
@@ -49,16 +53,12 @@ func newResolver(notes []format.Note) *resolver {
 	return r
 }
 
-// resolve returns the id of the note l points to.
+// resolve returns the id of the note l points to. A markdown link's target
+// is already a vault path (package note applied "./" and "../" and added
+// ".md"); it resolves like a wikilink with a folder: exact path, then path
+// suffix. It never falls back to the file name alone, which would drop the
+// folder the author wrote and could pick a note in another folder.
 func (r *resolver) resolve(l format.Link) (string, bool) {
-	if l.Kind == format.KindMarkdown {
-		if id, ok := r.byExactPath(l.Target); ok {
-			return id, true
-		}
-		// A markdown link whose path misses still names a file; Obsidian
-		// falls back to finding that file by name.
-		return r.resolveWikilink(format.NoteTitleFromPath(l.Target), l.Source)
-	}
 	return r.resolveWikilink(l.Target, l.Source)
 }
 

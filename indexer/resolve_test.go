@@ -3,6 +3,8 @@ package indexer
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/vaultgraph/vaultgraph/format"
 )
 
@@ -47,8 +49,13 @@ func TestResolve(t *testing.T) {
 		{"escaping the vault", wl("../../x", "People/Alice.md"), "", false},
 		{"markdown exact path", md("People/Bob Smith.md", "x.md"), "People/Bob Smith.md", true},
 		{"markdown path case-insensitive", md("people/bob smith.md", "x.md"), "People/Bob Smith.md", true},
-		{"markdown falls back to the file name", md("Elsewhere/Crawler.md", "x.md"), "Projects/Crawler.md", true},
+		{"markdown path with a missing folder does not fall back to the file name", md("Elsewhere/Crawler.md", "x.md"), "", false},
 		{"markdown missing", md("People/Nobody.md", "x.md"), "", false},
+		{"markdown bare name found vault-wide", md("Crawler.md", "People/Alice.md"), "Projects/Crawler.md", true},
+		{"markdown bare name, own folder first", md("Crawler.md", "Archive/Old/x.md"), "Archive/Old/Crawler.md", true},
+		{"markdown exact root path wins over own folder", md("Search.md", "Projects/x.md"), "Search.md", true},
+		{"markdown path suffix", md("b/Note.md", "x.md"), "b/Note.md", true},
+		{"markdown path suffix from a deeper folder", md("Old/Crawler.md", "zzzz/x.md"), "Archive/Old/Crawler.md", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,4 +73,56 @@ func wl(target, source string) format.Link {
 
 func md(target, source string) format.Link {
 	return format.Link{Kind: format.KindMarkdown, Target: target, Source: source}
+}
+
+// TestMarkdownLinkFromSubfolder indexes the reviewer's vault: a markdown
+// link with a vault-root path written in a subfolder must reach the note at
+// that path, as the wikilink beside it does, never a note of the same name
+// in another folder; a missing one becomes a stub where Obsidian would
+// create it.
+func TestMarkdownLinkFromSubfolder(t *testing.T) {
+	vault := writeVault(t, map[string]string{
+		"Projects/Foo.md": "x",
+		"Archive/Foo.md":  "x",
+		"Daily/2024-01-01.md": "[foo](Projects/Foo.md)\n[[Projects/Foo]]\n" +
+			"[gone](Projects/Missing.md)\n[up](../Projects/Gone.md)\n[here](./Here.md)\n[bare](Bare.md)\n",
+	})
+	s := openSnap(t, run(t, vault, t.TempDir()).Dir)
+	links, err := s.Links()
+	must(t, err)
+	var targets []string
+	for _, l := range links {
+		targets = append(targets, l.Kind+" "+l.Target)
+	}
+	want := []string{
+		"markdown Projects/Foo.md", "wikilink Projects/Foo",
+		"markdown Projects/Missing.md", "markdown Projects/Gone.md", "markdown Daily/Here.md", "markdown Bare.md",
+	}
+	if d := cmp.Diff(want, targets); d != "" {
+		t.Errorf("link targets (-want +got):\n%s", d)
+	}
+	edges, err := s.Edges()
+	must(t, err)
+	got := map[string]bool{}
+	for _, e := range edges {
+		got[e.Target] = e.Unresolved
+	}
+	wantEdges := map[string]bool{
+		"Projects/Foo.md": false, "Projects/Missing.md": true, "Projects/Gone.md": true, "Daily/Here.md": true, "Bare.md": true,
+	}
+	if d := cmp.Diff(wantEdges, got); d != "" {
+		t.Errorf("edge targets -> unresolved (-want +got):\n%s", d)
+	}
+	notes, err := s.Notes()
+	must(t, err)
+	var stubs []string
+	for _, n := range notes {
+		if n.Stub {
+			stubs = append(stubs, n.ID+" in "+n.Folder)
+		}
+	}
+	wantStubs := []string{"Bare.md in ", "Daily/Here.md in Daily", "Projects/Gone.md in Projects", "Projects/Missing.md in Projects"}
+	if d := cmp.Diff(wantStubs, stubs); d != "" {
+		t.Errorf("stubs (-want +got):\n%s", d)
+	}
 }

@@ -40,7 +40,7 @@ The search platform indexes every document we own and serves queries in under 50
 `)
 	for i := range 8 {
 		fmt.Fprintf(&b, "## Milestone %d\n\n", i+1)
-		fmt.Fprintf(&b, "Milestone %d ships the [[Indexer#Shards|shard]] work with [[Bob Smith]] and [notes](../Meetings/Week %%20%d.md). ", i+1, i)
+		fmt.Fprintf(&b, "Milestone %d ships the [[Indexer#Shards|shard]] work with [[Bob Smith]] and [notes](../Meetings/Week%%20%d.md). ", i+1, i)
 		b.WriteString("The team measured latency, throughput and recall against the baseline, and wrote the results up for review. ")
 		b.WriteString("Open questions remain about caching, which [leads:: [[Carol]]] owns this quarter.\n\n")
 		b.WriteString("| metric | value |\n|---|---|\n| p50 | 12 ms |\n| p99 | 48 ms |\n\n")

@@ -4,7 +4,7 @@ import "strings"
 
 // mask is a copy of a note's text in which everything that Obsidian does not
 // read as markup is blanked: fenced code blocks, inline code spans, %%
-// comments, HTML comments and $$ math. Blanking replaces bytes by spaces and
+// comments, HTML comments and math ($$ and $). Blanking replaces bytes by spaces and
 // keeps newlines, so offsets and line numbers in the mask are those of the
 // note, and links, tags and fields can be looked for in it without ever
 // matching inside code. Blanked ranges always start and end at ASCII

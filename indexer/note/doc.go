@@ -11,19 +11,32 @@
 // # How a note is read
 //
 // The body is first masked (code.go, inline.go): fenced code blocks, inline
-// code spans, %% comments, HTML comments and $$ math are blanked in a copy of
-// the text that keeps every offset, so nothing inside them is ever read as a
-// link, tag, field or heading. Code spans are matched within one line;
-// indented (four-space) code blocks are not recognised, because nested list
-// items are indented the same way and are far more common in vaults.
+// code spans, %% comments, HTML comments, $$ math and inline $ math are
+// blanked in a copy of the text that keeps every offset, so nothing inside
+// them is ever read as a link, tag, field or heading. Code spans and inline
+// math are matched within one line; inline math follows pandoc's rule, so
+// prices ("$5 and $10") stay text. Indented (four-space) code blocks are not
+// recognised, because nested list items are indented the same way and are
+// far more common in vaults.
 //
 // Each remaining line is then read once (body.go): ATX headings set the
-// heading path, links are tokenised (links.go, target.go), Dataview inline
-// fields are found (fields.go) and tags collected (tags.go). A field whose
-// value holds note links yields typed edges (edgeprops.go); the links inside
-// that value yield nothing else, while other links of the line stay plain
-// links. A field without a note link becomes a property; repeated keys, and
-// keys also set in frontmatter, merge into one list as Dataview does.
+// heading path (setext headings, a line underlined with === or ---, are not
+// recognised), links are tokenised (links.go, target.go), Dataview inline
+// fields are found (fields.go) and tags collected (tags.go). As in
+// Dataview, a line's bracketed fields ("[key:: value]", "(key:: value)")
+// are read if it has any, else the line as a whole ("key:: value"), except
+// in a task ("- [ ] key:: value"), whose whole-line field Dataview gives the
+// task rather than the note. A field whose value holds note links yields
+// typed edges (edgeprops.go); the links inside that value yield nothing
+// else, while other links of the line stay plain links. A field without a
+// note link becomes a property; repeated keys, and keys also set in
+// frontmatter, merge into one list as Dataview does. Keys are kept as
+// written (Dataview also offers a lower-cased, dashed form).
+//
+// A markdown link's destination is read as CommonMark reads it: one with
+// an unescaped space ("[n](My Note.md)") is no link, in Obsidian too. Its
+// target is the vault path Obsidian reads: from the vault root unless it
+// starts with "./" or "../" (target.go).
 //
 // Links to attachments are recognised by a list of known file extensions
 // (target.go), not by "has an extension": "[[Dr. Smith]]", "[[v1.2]]" and

@@ -14,41 +14,53 @@ type inlineField struct {
 	valStart, valEnd int    // byte span of the value in the line
 }
 
-// lineFields returns the inline fields of a masked line. A line that is a
-// field as a whole ("key:: value", also as a list item or in a blockquote)
-// has no bracketed fields besides.
+// lineFields returns the inline fields of a masked line, read the way
+// Dataview reads them (parseMarkdown and parseLists in its
+// data-import/markdown-file.ts): the bracketed fields ("[key:: value]",
+// "(key:: value)") if the line has any; otherwise the line as a whole
+// ("key:: value", also as a list item or in a blockquote), but never a task
+// ("- [ ] key:: value"), whose fields Dataview gives the task, not the note.
+// So "works_at:: [[A]] (since:: 2020)" is the field since, as in Dataview,
+// and its [[A]] a plain link.
 func lineFields(s string, br brackets) []inlineField {
+	if fields := bracketedFields(s, br); len(fields) > 0 {
+		return fields
+	}
 	if f, ok := fullLineField(s); ok {
 		return []inlineField{f}
 	}
-	return bracketedFields(s, br)
+	return nil
 }
 
 // fullLineField reads "key:: value" after the line's indentation,
-// blockquote markers, list marker and task checkbox.
+// blockquote markers and list marker. A task is no full-line field.
 func fullLineField(s string) (inlineField, bool) {
-	i := linePrefix(s)
+	i, task := linePrefix(s)
+	if task {
+		return inlineField{}, false
+	}
 	keyEnd := scanKey(s, i, len(s))
 	return fieldAt(s, i, keyEnd, len(s))
 }
 
 // linePrefix returns the offset after what may precede a full-line field:
 // indentation, "> " markers, a list marker ("- ", "* ", "+ ", "1. ", "1) ")
-// and a task checkbox ("[ ] ").
-func linePrefix(s string) int {
+// and a task checkbox ("[ ] "), and whether there was a checkbox.
+func linePrefix(s string) (int, bool) {
 	i := skipBlank(s, 0)
 	for i < len(s) && s[i] == '>' {
 		i = skipBlank(s, i+1)
 	}
+	list := false
 	if i+1 < len(s) && strings.IndexByte("-*+", s[i]) >= 0 && isBlank(s[i+1]) {
-		i = skipBlank(s, i+1)
+		i, list = skipBlank(s, i+1), true
 	} else if j := skipDigits(s, i); j > i && j-i <= 9 && j+1 < len(s) && (s[j] == '.' || s[j] == ')') && isBlank(s[j+1]) {
-		i = skipBlank(s, j+1)
+		i, list = skipBlank(s, j+1), true
 	}
 	if i+3 < len(s) && s[i] == '[' && s[i+2] == ']' && isBlank(s[i+3]) {
-		i = skipBlank(s, i+3)
+		return skipBlank(s, i+3), list
 	}
-	return i
+	return i, false
 }
 
 // bracketedFields reads every "[key:: value]" and "(key:: value)" of a line.

@@ -67,7 +67,10 @@ func TestInlineFieldForms(t *testing.T) {
 		{"plus list item", "+ up:: [[Parent]]", []format.Link{field("up", "Parent")}},
 		{"numbered list item", "12. up:: [[Parent]]", []format.Link{field("up", "Parent")}},
 		{"indented list item", "    - up:: [[Parent]]", []format.Link{field("up", "Parent")}},
-		{"task", "- [ ] up:: [[Parent]]", []format.Link{field("up", "Parent")}},
+		{"a task is no full-line field", "- [ ] up:: [[Parent]]", []format.Link{link(format.Link{Target: "Parent", Line: 1})}},
+		{"a done task is no full-line field", "1. [x] up:: [[Parent]]", []format.Link{link(format.Link{Target: "Parent", Line: 1})}},
+		{"bracketed field in a task", "- [ ] call [owner:: [[B]]]", []format.Link{field("owner", "B")}},
+		{"checkbox without a list marker is no task", "[ ] up:: [[Parent]]", []format.Link{field("up", "Parent")}},
 		{"blockquote", "> up:: [[Parent]]", []format.Link{field("up", "Parent")}},
 		{"callout in list", "> - up:: [[Parent]]", []format.Link{field("up", "Parent")}},
 		{"negative in list", "- -distrusts:: [[Alice]]", []format.Link{func() format.Link { l := field("distrusts", "Alice"); l.Sign = -1; return l }()}},
@@ -90,6 +93,14 @@ func TestInlineFieldForms(t *testing.T) {
 			[]format.Link{field("leads", "Search"), link(format.Link{Target: "Other", Line: 1}), link(format.Link{Target: "Pic", Type: format.TypeEmbeds, Line: 1})}},
 		{"links in a property field stay plain", "[[Other]] and [rating:: 5]",
 			[]format.Link{link(format.Link{Target: "Other", Line: 1})}},
+		{"bracketed fields before a full-line field", "works_at:: [[A]] (since:: 2020) [mentor:: [[M]]]",
+			[]format.Link{field("mentor", "M"), link(format.Link{Target: "A", Line: 1})}},
+		{"typed edge with a markdown link has no bracketed field", "knows:: [Bob](/People/Bob.md) {since: 2020}",
+			[]format.Link{func() format.Link {
+				l := field("knows", "People/Bob.md", prop(t, "since", format.KindInt, 2020))
+				l.Kind, l.Display = format.KindMarkdown, "Bob"
+				return l
+			}()}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,6 +156,10 @@ func TestInlineFieldProperties(t *testing.T) {
 		{"code span kept in value", "cmd:: `ls -la`", []format.Property{prop(t, "cmd", format.KindString, "`ls -la`")}},
 		{"bracketed", "I rate it [rating:: 4] and (mood:: calm).",
 			[]format.Property{prop(t, "rating", format.KindInt, 4), prop(t, "mood", format.KindString, "calm")}},
+		{"bracketed field on a full-line field's line", "works_at:: Acme (since:: 2020)",
+			[]format.Property{prop(t, "since", format.KindInt, 2020)}},
+		{"bracketed field in a task", "- [ ] call Bob [due:: 2024-05-01]",
+			[]format.Property{prop(t, "due", format.KindDate, "2024-05-01")}},
 		{"repeated key becomes a list", "tag:: a\nother:: 1\ntag:: 2\ntag:: b",
 			[]format.Property{prop(t, "tag", format.KindList, []any{"a", 2, "b"}), prop(t, "other", format.KindInt, 1)}},
 		{"frontmatter first, merged with inline", "---\nstatus: draft\nz: 1\n---\nstatus:: done\nnew:: x",
@@ -179,6 +194,8 @@ func TestNotInlineFields(t *testing.T) {
 		{"in a fence", "```\nkey:: value\n```"},
 		{"wikilink is no bracketed field", "[[key:: value]]"},
 		{"only a sign", "-:: value"},
+		{"task", "- [ ] key:: value"},
+		{"done task", "* [x] key:: value"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -222,5 +239,17 @@ func TestVaultPatterns(t *testing.T) {
 	}
 	if d := cmp.Diff([]string{"Weekly"}, p.Labels); d != "" {
 		t.Errorf("labels (-want +got):\n%s", d)
+	}
+}
+
+// TestBracketedFieldsWinOverTheLine pins the reviewer's case: a line that
+// reads as a full-line field but holds a bracketed field is read as Dataview
+// reads it, the bracketed field only; nothing of the line is lost, as its
+// link stays a plain link.
+func TestBracketedFieldsWinOverTheLine(t *testing.T) {
+	p := parse(t, "works_at:: [[A]] (since:: 2020)")
+	diffLinks(t, p.Links, links(format.Link{Target: "A", Line: 1}))
+	if d := cmp.Diff([]format.Property{prop(t, "since", format.KindInt, 2020)}, p.Properties); d != "" {
+		t.Errorf("properties (-want +got):\n%s", d)
 	}
 }

@@ -25,6 +25,7 @@ func FuzzParse(f *testing.F) {
 		"\xff\xfe[[\xc3]]\x00",
 		"^[[[footnote]]] [[a [[b]] \\[x](y) [x](<a b.md> \"t\")",
 		"\uFEFF---\r\nx: 1\r\n---\r\n# h ##\r\ntext\r\n",
+		"$x [[A]]$ \\$5 and $10$1 [n](My Note.md) [x](<a b.md> 'c') [y](Q/R.md (t))\n- [ ] k:: [[B]] (since:: 2020) #a→b#c…d\n",
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s), uint16(0))

@@ -5,7 +5,8 @@ import "strings"
 // Openers of the constructs that hide text and may span lines, with their
 // closers. Obsidian comments (%%) and HTML comments may start anywhere; $$
 // math opens a block only at the start of a line (see maskInline), so that
-// "$$$" in prose does not swallow the rest of the note.
+// "$$$" in prose does not swallow the rest of the note. Inline $ math stays
+// within a line (maskInlineMath).
 var spanClosers = []struct{ open, close string }{
 	{"%%", "%%"},
 	{"<!--", "-->"},
@@ -13,8 +14,8 @@ var spanClosers = []struct{ open, close string }{
 }
 
 // maskInline blanks, in the line starting at offset start, the inline code
-// spans and the comments and math that open or close on it, continuing a
-// construct left open by an earlier line.
+// spans, inline math and the comments and display math that open or close
+// on it, continuing a construct left open by an earlier line.
 func (st *masker) maskInline(text []byte, start int, line string) {
 	i := 0
 	if st.closer != "" {
@@ -49,6 +50,9 @@ func (st *masker) maskInline(text []byte, start int, line string) {
 // maskSpan handles a possible comment or math opener at i. It returns where
 // to continue, and open=true when the construct runs past the line.
 func (st *masker) maskSpan(text []byte, start int, line string, i int) (int, bool) {
+	if line[i] == '$' && (i+1 >= len(line) || line[i+1] != '$') {
+		return maskInlineMath(text, start, line, i), false
+	}
 	for _, sc := range spanClosers {
 		if !strings.HasPrefix(line[i:], sc.open) {
 			continue
@@ -67,6 +71,42 @@ func (st *masker) maskSpan(text []byte, start int, line string, i int) (int, boo
 		return len(line), true
 	}
 	return i + 1, false
+}
+
+// maskInlineMath blanks the inline math "$...$" opened by the single '$' at
+// i, if it is one, and returns where to continue. The rule is Obsidian's and
+// pandoc's, which keeps prices text: the opening '$' is followed by a
+// non-space, the first unescaped '$' after it closes, and only if it follows
+// a non-space and is not followed by a digit. So "$x #t$" is math, while
+// "costs $5 and $10" and "$5 or $x$1" hold none. An escaped "\$" opens
+// nothing.
+func maskInlineMath(text []byte, start int, line string, i int) int {
+	if escaped(line, i) || i+1 >= len(line) || isBlank(line[i+1]) {
+		return i + 1
+	}
+	for j := i + 1; j < len(line); j++ {
+		switch line[j] {
+		case '\\':
+			j++
+		case '$':
+			if isBlank(line[j-1]) || j+1 < len(line) && line[j+1] >= '0' && line[j+1] <= '9' {
+				return i + 1
+			}
+			blank(text, start+i, start+j+1)
+			return j + 1
+		}
+	}
+	return i + 1
+}
+
+// escaped reports whether the byte at i follows an odd number of
+// backslashes.
+func escaped(s string, i int) bool {
+	n := 0
+	for i-n-1 >= 0 && s[i-n-1] == '\\' {
+		n++
+	}
+	return n%2 == 1
 }
 
 // tickRun is a run of backticks in a line; next is the index of the next

@@ -117,6 +117,9 @@ func wikilinkAt(s string, i, open int, embed bool, closer *nextCloser) (linkToke
 }
 
 // markdownLinkAt reads "[text](destination "title")" whose '[' is at open.
+// What stands between the parentheses must be a CommonMark destination and
+// optional title; "[n](My Note.md)", whose destination holds a space, is no
+// link, in Obsidian as in CommonMark.
 func markdownLinkAt(s string, i, open int, embed bool, folder string, br brackets) (linkToken, bool) {
 	closeText := br.closeOf(s, open)
 	if closeText < 0 || closeText+1 >= len(s) || s[closeText+1] != '(' {
@@ -126,28 +129,106 @@ func markdownLinkAt(s string, i, open int, embed bool, folder string, br bracket
 	if closeDest < 0 {
 		return linkToken{}, false
 	}
+	dest, ok := destination(s[closeText+2 : closeDest])
+	if !ok {
+		return linkToken{}, false
+	}
 	t := linkToken{start: i, end: closeDest + 1, embed: embed, kind: format.KindMarkdown}
 	t.display = strings.TrimSpace(s[open+1 : closeText])
-	dest := destination(s[closeText+2 : closeDest])
 	t.target, t.anchor, t.note = resolveMarkdownDest(dest, folder)
 	return t, true
 }
 
-// destination extracts the link destination from the text between the
-// parentheses: either "<...>", which may hold spaces, or everything up to the
-// first space; an optional title after it is ignored.
-func destination(s string) string {
-	s = strings.TrimSpace(s)
+// destination reads the text between a markdown link's parentheses as
+// CommonMark does: a destination, either "<...>" (which may hold spaces) or
+// a run of characters without spaces or control characters, then optionally
+// a title in double quotes, single quotes or parentheses, and nothing else.
+// Backslash escapes of ASCII punctuation in the destination are decoded. ok
+// is false when the text is not of that form, and then the brackets are no
+// link.
+func destination(s string) (dest string, ok bool) {
+	s = strings.TrimLeft(s, " \t")
+	var rest string
 	if strings.HasPrefix(s, "<") {
-		if j := strings.IndexByte(s, '>'); j > 0 {
-			return s[1:j]
+		end := -1
+		for j := 1; j < len(s) && end < 0; j++ {
+			switch s[j] {
+			case '\\':
+				j++
+			case '<':
+				return "", false
+			case '>':
+				end = j
+			}
 		}
-		return ""
+		if end < 0 {
+			return "", false
+		}
+		dest, rest = s[1:end], s[end+1:]
+		if rest != "" && !isBlank(rest[0]) {
+			return "", false
+		}
+	} else {
+		j := 0
+		for j < len(s) && s[j] > ' ' && s[j] != 0x7f {
+			j++
+		}
+		dest, rest = s[:j], s[j:]
 	}
-	if j := strings.IndexAny(s, " \t"); j >= 0 {
-		return s[:j]
+	if !isTitle(strings.Trim(rest, " \t")) {
+		return "", false
 	}
-	return s
+	return unescapePunct(dest), true
+}
+
+// isTitle reports whether s is empty or a whole link title: "...", '...' or
+// (...), with the closing delimiter escaped wherever it appears inside.
+func isTitle(s string) bool {
+	if s == "" {
+		return true
+	}
+	if len(s) < 2 {
+		return false
+	}
+	closer := s[0]
+	switch closer {
+	case '"', '\'':
+	case '(':
+		closer = ')'
+	default:
+		return false
+	}
+	for j := 1; j < len(s); j++ {
+		switch {
+		case s[j] == '\\':
+			j++
+		case s[j] == closer:
+			return j == len(s)-1
+		case s[0] == '(' && s[j] == '(':
+			return false
+		}
+	}
+	return false
+}
+
+// unescapePunct decodes the backslash escapes of ASCII punctuation, as
+// CommonMark does in link destinations ("Note\(1\).md" is "Note(1).md").
+func unescapePunct(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for j := 0; j < len(s); j++ {
+		if s[j] == '\\' && j+1 < len(s) && isASCIIPunct(s[j+1]) {
+			j++
+		}
+		b.WriteByte(s[j])
+	}
+	return b.String()
+}
+
+func isASCIIPunct(c byte) bool {
+	return c >= '!' && c <= '/' || c >= ':' && c <= '@' || c >= '[' && c <= '`' || c >= '{' && c <= '~'
 }
 
 // bodyLink is the links_to or embeds link a token stands for in prose.

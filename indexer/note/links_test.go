@@ -60,19 +60,26 @@ func TestMarkdownLinks(t *testing.T) {
 		name, in string
 		want     []format.Link
 	}{
-		{"relative", "[Bob](Bob.md)", []format.Link{md("Folder/Bob.md", "", "Bob")}},
-		{"no extension gets .md", "[Bob](Bob)", []format.Link{md("Folder/Bob.md", "", "Bob")}},
+		{"name alone starts at the vault root", "[Bob](Bob.md)", []format.Link{md("Bob.md", "", "Bob")}},
+		{"no extension gets .md", "[Bob](Bob)", []format.Link{md("Bob.md", "", "Bob")}},
+		{"folder path starts at the vault root", "[x](Projects/Foo.md)", []format.Link{md("Projects/Foo.md", "", "x")}},
 		{"dot slash", "[x](./sub/Bob.md)", []format.Link{md("Folder/sub/Bob.md", "", "x")}},
 		{"dot dot", "[x](../people/Bob%20Smith.md)", []format.Link{md("people/Bob Smith.md", "", "x")}},
+		{"dot segments inside are cleaned", "[x](a/./b/../Bob.md)", []format.Link{md("a/Bob.md", "", "x")}},
 		{"vault root", "[Bob](/people/bob.md)", []format.Link{md("people/bob.md", "", "Bob")}},
 		{"angle brackets with spaces", "[x](<../people/Bob Smith.md>)", []format.Link{md("people/Bob Smith.md", "", "x")}},
-		{"title ignored", `[x](Bob.md "Bob's page")`, []format.Link{md("Folder/Bob.md", "", "x")}},
-		{"anchor", "[x](Bob.md#Early%20life)", []format.Link{md("Folder/Bob.md", "Early life", "x")}},
-		{"embed", "![alt](Bob.md)", []format.Link{link(format.Link{Kind: format.KindMarkdown, Type: format.TypeEmbeds, Target: "Folder/Bob.md", Display: "alt", Line: 1})}},
-		{"parentheses in path", "[x](Notes%20(old).md)", []format.Link{md("Folder/Notes (old).md", "", "x")}},
-		{"invalid escape kept", "[x](100%.md)", []format.Link{md("Folder/100%.md", "", "x")}},
-		{"bad UTF-8 escape replaced", "[x](a%FF.md)", []format.Link{md("Folder/a\uFFFD.md", "", "x")}},
-		{"nested brackets in text", "[see [this]](Bob.md)", []format.Link{md("Folder/Bob.md", "", "see [this]")}},
+		{"angle brackets and a title", `[x](<My Note.md> "t")`, []format.Link{md("My Note.md", "", "x")}},
+		{"title ignored", `[x](Bob.md "Bob's page")`, []format.Link{md("Bob.md", "", "x")}},
+		{"single-quoted title", `[x](Bob.md 'page')`, []format.Link{md("Bob.md", "", "x")}},
+		{"title in parentheses", "[x](Bob.md (page))", []format.Link{md("Bob.md", "", "x")}},
+		{"spaces around the destination", "[x](  Bob.md  )", []format.Link{md("Bob.md", "", "x")}},
+		{"anchor", "[x](Bob.md#Early%20life)", []format.Link{md("Bob.md", "Early life", "x")}},
+		{"embed", "![alt](Bob.md)", []format.Link{link(format.Link{Kind: format.KindMarkdown, Type: format.TypeEmbeds, Target: "Bob.md", Display: "alt", Line: 1})}},
+		{"parentheses in path", "[x](Notes%20(old).md)", []format.Link{md("Notes (old).md", "", "x")}},
+		{"escaped parentheses in path", `[x](Note\(1\).md)`, []format.Link{md("Note(1).md", "", "x")}},
+		{"invalid escape kept", "[x](100%.md)", []format.Link{md("100%.md", "", "x")}},
+		{"bad UTF-8 escape replaced", "[x](a%FF.md)", []format.Link{md("a\uFFFD.md", "", "x")}},
+		{"nested brackets in text", "[see [this]](Bob.md)", []format.Link{md("Bob.md", "", "see [this]")}},
 		{"https", "[site](https://example.com/a.md)", nil},
 		{"mailto and obsidian and file", "[m](mailto:a@b.c) [o](obsidian://open?vault=x) [f](file:///x.md)", nil},
 		{"protocol-relative", "[x](//example.com/a)", nil},
@@ -83,6 +90,13 @@ func TestMarkdownLinks(t *testing.T) {
 		{"empty destination", "[x]()", nil},
 		{"reference definition", "[ref]: Bob.md\n[text][ref]", nil},
 		{"escaped bracket", `\[x](Bob.md)`, nil},
+		{"space in the destination is no link", "[n](My Note.md)", nil},
+		{"space in a relative destination is no link", "[q](../Note (1).md)", nil},
+		{"text after a title is no link", `[x](Bob.md "t" more)`, nil},
+		{"unclosed title is no link", `[x](Bob.md "t)`, nil},
+		{"unclosed angle brackets are no link", "[x](<My Note.md)", nil},
+		{"text after angle brackets is no link", "[x](<a.md>b)", nil},
+		{"what is no link is still read", "[see [[A]]](My Note.md)", links(format.Link{Target: "A", Line: 1})},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -108,6 +122,9 @@ func TestNothingCountsInCode(t *testing.T) {
 		{"html comment", "<!-- [[A]]\n#tag -->"},
 		{"math block", "$$\n[[A]] #tag\n$$"},
 		{"inline display math", "$$x [[A]] #tag$$"},
+		{"inline math", "Euler $[[B]]$ and $x #t$"},
+		{"inline math with escaped dollars", `$a \$ [[A]] #t$`},
+		{"inline math closed before a non-digit", "$x [[A]]$, and $y #t$."},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -129,6 +146,12 @@ func TestCodeDoesNotHideTheRest(t *testing.T) {
 		{"after a multi-line comment", "%%\nhidden\n%%\n[[A]]"},
 		{"info string with backtick is not a fence", "```a`\n[[A]]"},
 		{"dollars in prose", "costs $$$ today [[A]]"},
+		{"prices", "costs $5 and $10 for [[A]]"},
+		{"opening dollar before a space", "$ [[A]] x$"},
+		{"closing dollar after a space", "$x [[A]] $"},
+		{"closing dollar before a digit", "$x [[A]]$1"},
+		{"escaped opening dollar", `\$x [[A]]$`},
+		{"math does not span lines", "$x\n[[A]]$"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,6 +2,16 @@ package note
 
 import "github.com/vaultgraph/vaultgraph/format"
 
+// Revision changes whenever the parser reads some note differently, so
+// that a data directory indexed by another revision has every note parsed
+// again rather than reused (format.Options.Parser):
+//
+//	0  snapshots written before revisions were recorded
+//	2  markdown links from the vault root, CommonMark destinations, inline
+//	   $math$, bracketed fields before whole-line fields (Dataview),
+//	   Obsidian's tag characters
+const Revision = 2
+
 // Options shape a parse. The zero value uses the defaults.
 type Options struct {
 	// ChunkChars is the target chunk size in characters

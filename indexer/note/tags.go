@@ -6,12 +6,22 @@ import (
 	"unicode/utf8"
 )
 
-// isTagRune reports whether r may appear in a tag: letters and digits of any
-// script, marks (for scripts that need them), symbols (emoji), '_', '-' and
-// '/' for nested tags.
+// isTagRune reports whether r may appear in a tag. Obsidian's tag pattern
+// (in its app.js; quoted in obsidianmd/obsidian-help issue #816) excludes
+// only whitespace, the General Punctuation (U+2000-U+206F) and Supplemental
+// Punctuation (U+2E00-U+2E7F) blocks and the ASCII punctuation
+// '!"#$%&'()*+,.:;<=>?@^`{|}~[]\, so "#a→b" and "#日本語。次" are whole tags
+// and '_', '-' and '/' (nested tags) belong to them. Control characters end
+// a tag too.
 func isTagRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) ||
-		unicode.In(r, unicode.So) || r == '_' || r == '-' || r == '/'
+	switch {
+	case r < 0x80:
+		return r > ' ' && r != 0x7f && !strings.ContainsRune("!\"#$%&'()*+,.:;<=>?@^`{|}~[]\\", r)
+	case r >= 0x2000 && r <= 0x206f, r >= 0x2e00 && r <= 0x2e7f:
+		return false
+	default:
+		return !unicode.IsSpace(r) && !unicode.IsControl(r) && r != '\uFEFF'
+	}
 }
 
 // validTag reports whether a tag has something besides digits and

@@ -59,10 +59,16 @@ func parseWikilink(inner string) (target, anchor, display string, note bool) {
 }
 
 // resolveMarkdownDest turns a markdown link destination into the vault path
-// of the note it points to: percent escapes decoded, a leading '/' taken as
-// the vault root, "./" and "../" applied to the note's folder, ".md" added
-// when the name has no extension. ok is false for URLs, anchors into the
-// note itself, folders, attachments and paths leaving the vault.
+// Obsidian reads it as: percent escapes decoded, ".md" added when the name
+// has no extension, and the path taken from the vault root ("Projects/Foo.md"
+// from any folder is "Projects/Foo.md", as Obsidian writes it in its
+// absolute and shortest-path modes), except that "./" and "../" apply to
+// the note's folder. That path is where Obsidian creates the note when it is
+// missing, so it also keys the stub. Resolution (package indexer) then looks
+// the path up as it does a wikilink's: exact vault path, else the notes
+// whose path ends with it, the note's own folder first. ok is false for
+// URLs, anchors into the note itself, folders, attachments and paths leaving
+// the vault.
 func resolveMarkdownDest(dest, folder string) (target, anchor string, ok bool) {
 	if dest == "" || hasScheme(dest) || strings.HasPrefix(dest, "//") {
 		return "", "", false
@@ -76,10 +82,13 @@ func resolveMarkdownDest(dest, folder string) (target, anchor string, ok bool) {
 	if p == "" || strings.HasSuffix(p, "/") {
 		return "", "", false
 	}
-	if strings.HasPrefix(p, "/") {
-		p = strings.TrimPrefix(path.Clean(p), "/")
-	} else {
+	switch {
+	case strings.HasPrefix(p, "/"):
+		p = path.Clean(p)[1:]
+	case isRelative(p):
 		p = path.Clean(path.Join(folder, p))
+	default:
+		p = path.Clean(p)
 	}
 	if p == "" || p == "." || p == ".." || strings.HasPrefix(p, "../") {
 		return "", "", false
@@ -91,6 +100,12 @@ func resolveMarkdownDest(dest, folder string) (target, anchor string, ok bool) {
 		p += ".md"
 	}
 	return p, anchor, true
+}
+
+// isRelative reports whether a link path starts at the linking note's folder
+// rather than at the vault root.
+func isRelative(p string) bool {
+	return p == "." || p == ".." || strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../")
 }
 
 // unescape decodes percent escapes, keeping text that is not validly escaped
