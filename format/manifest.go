@@ -49,6 +49,10 @@ type Options struct {
 	ChunkChars   int      `json:"chunk_chars"`
 	MaxNoteBytes int64    `json:"max_note_bytes"`
 	Ignore       []string `json:"ignore,omitempty"`
+	// Parser is the revision of the note parser that read the notes
+	// (absent, 0, before revisions were recorded). A run with another
+	// revision parses every note again instead of reusing its rows.
+	Parser int `json:"parser,omitempty"`
 }
 
 // Counts summarises a snapshot's tables.

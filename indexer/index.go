@@ -262,7 +262,8 @@ func pendingWork(parent *snapshot.Snapshot, stages []Stage) (retry []string, reb
 }
 
 func equalOptions(a, b format.Options) bool {
-	return a.ChunkChars == b.ChunkChars && a.MaxNoteBytes == b.MaxNoteBytes && slices.Equal(a.Ignore, b.Ignore)
+	return a.ChunkChars == b.ChunkChars && a.MaxNoteBytes == b.MaxNoteBytes && slices.Equal(a.Ignore, b.Ignore) &&
+		a.Parser == b.Parser
 }
 
 func sortWarnings(ws []format.Warning) {

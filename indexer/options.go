@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/indexer/note"
 )
 
 // DefaultMaxNoteBytes is the size above which a file is reported and not
@@ -63,5 +64,5 @@ func (o Options) withDefaults() Options {
 // manifestOptions are the options that shape the tables; a change makes the
 // next run re-parse every note.
 func (o Options) manifestOptions() format.Options {
-	return format.Options{ChunkChars: o.ChunkChars, MaxNoteBytes: o.MaxNoteBytes, Ignore: o.Ignore}
+	return format.Options{ChunkChars: o.ChunkChars, MaxNoteBytes: o.MaxNoteBytes, Ignore: o.Ignore, Parser: note.Revision}
 }

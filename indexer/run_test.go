@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/indexer/note"
 	"github.com/vaultgraph/vaultgraph/snapshot"
 )
 
@@ -144,6 +145,35 @@ func TestRunOptionChangeReparses(t *testing.T) {
 	}
 	if r := run(t, vault, data, func(o *Options) { o.Ignore = []string{"Companies/"} }); r.Unchanged || r.Manifest.Counts.Notes != len(smallVault)-1 {
 		t.Errorf("adding an ignore pattern: %+v", r)
+	}
+}
+
+// TestRunParserRevisionReparses: a snapshot read by another revision of
+// the note parser (here one written before revisions were recorded) has
+// every note parsed again, even though no note changed.
+func TestRunParserRevisionReparses(t *testing.T) {
+	vault := writeVault(t, smallVault)
+	data := t.TempDir()
+	first := run(t, vault, data)
+	if first.Manifest.Options.Parser != note.Revision {
+		t.Fatalf("manifest options %+v, want parser %d", first.Manifest.Options, note.Revision)
+	}
+	// Rewrite the manifest as an older vaultgraph wrote it: no parser
+	// revision. The manifest lists the other files' checksums, not its own.
+	path := filepath.Join(first.Dir, format.ManifestFile)
+	b, err := os.ReadFile(path)
+	must(t, err)
+	old := strings.Replace(string(b), fmt.Sprintf(`"parser": %d`, note.Revision), `"parser": 0`, 1)
+	if old == string(b) {
+		t.Fatalf("no parser revision in the manifest:\n%s", b)
+	}
+	must(t, os.WriteFile(path, []byte(old), 0o644))
+	res := run(t, vault, data)
+	if res.Unchanged || res.Parsed != len(smallVault) || res.Reused != 0 {
+		t.Errorf("after a parser revision change: %+v, want every note parsed again", res)
+	}
+	if again := run(t, vault, data); !again.Unchanged {
+		t.Errorf("second run with the same revision: %+v, want unchanged", again)
 	}
 }
 
