@@ -90,8 +90,12 @@ type snapshotsStatus struct {
 	Seen          int64            `json:"seen"`
 	Rejected      int64            `json:"rejected"`
 	Swaps         int64            `json:"swaps"`
+	Fallbacks     int64            `json:"fallbacks"`
 	Open          int64            `json:"open"`
 	LastRejection *store.Rejection `json:"last_rejection,omitempty"`
+	// LastFallback is the last time the served snapshot was found deleted
+	// from disk, and what was served instead.
+	LastFallback *store.Fallback `json:"last_fallback,omitempty"`
 }
 
 type graphSummary struct {
@@ -123,8 +127,8 @@ func (s *Server) status(c *fiber.Ctx, snap *store.Snapshot) error {
 		},
 		Loaded: snap.Loaded, LoadMS: snap.LoadTime.Milliseconds(),
 		Server: serverStatus{Version: s.opts.Version, Started: s.started, UptimeSeconds: now.Sub(s.started).Seconds()},
-		Snapshots: snapshotsStatus{Seen: st.Seen, Rejected: st.Rejected, Swaps: st.Swaps, Open: st.Open,
-			LastRejection: st.LastRejection},
+		Snapshots: snapshotsStatus{Seen: st.Seen, Rejected: st.Rejected, Swaps: st.Swaps, Fallbacks: st.Fallbacks,
+			Open: st.Open, LastRejection: st.LastRejection, LastFallback: st.LastFallback},
 	}
 	if v := m.Vectors; v != nil {
 		res.Pending = pendingVectors{Chunks: v.Chunks.Pending, Edges: v.Edges.Pending, Reason: v.PendingReason}

@@ -50,8 +50,12 @@ func newMetrics(st *store.Store) *metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "vaultgraph_snapshot_swaps_total",
-			Help: "Times the served snapshot was replaced by a newer one.",
+			Help: "Times the served snapshot was replaced by another: a newer one, or after it was deleted from disk the newest one left (see vaultgraph_snapshot_fallbacks_total).",
 		}, stat(func(s store.Stats) int64 { return s.Swaps })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "vaultgraph_snapshot_fallbacks_total",
+			Help: "Times the served snapshot was found deleted from disk and the server fell back to the newest snapshot that opens, older or not, or stopped serving when none did.",
+		}, stat(func(s store.Stats) int64 { return s.Fallbacks })),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "vaultgraph_snapshots_rejected_total",
 			Help: "Snapshots that failed to open or verify and were skipped.",

@@ -106,13 +106,21 @@ func (s *Server) withSnapshot(h func(*fiber.Ctx, *store.Snapshot) error) fiber.H
 	}
 }
 
-// noSnapshot says why nothing is served yet, with the last rejection when
+// noSnapshot says why nothing is served yet, or no longer (the served
+// snapshot was deleted and none other opens), with the last rejection when
 // there was one.
 func (s *Server) noSnapshot() *apiError {
+	st := s.st.Stats()
 	msg := "no snapshot is being served yet: the server is watching " + s.st.DataDir() +
 		"/snapshots and serves the first good snapshot as soon as it is published (run vaultgraph index --vault VAULT --data " +
 		s.st.DataDir() + ")"
-	if st := s.st.Stats(); st.LastRejection != nil {
+	if fb := st.LastFallback; fb != nil && fb.Serving == "" {
+		msg = "no snapshot is being served: snapshot " + fb.Deleted + " was deleted from disk (" + fb.Reason +
+			") and no other snapshot opens; the server is watching " + s.st.DataDir() +
+			"/snapshots and serves the next good snapshot as soon as it is published (run vaultgraph index --vault VAULT --data " +
+			s.st.DataDir() + ")"
+	}
+	if st.LastRejection != nil {
 		msg += "; " + strconv.FormatInt(st.Rejected, 10) + " snapshots were rejected, the last (" +
 			st.LastRejection.ID + ") because: " + st.LastRejection.Reason
 	}

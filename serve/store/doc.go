@@ -35,16 +35,28 @@
 // # What is served
 //
 // Refresh lists DATA/snapshots and considers only ids newer than the one
-// served, newest first, so the store never swaps to an older snapshot. A
-// snapshot that fails to open or verify is logged, counted and remembered
-// with a signature of its files (names, sizes, modification times); it is
-// tried again only when that signature changes, so a bad snapshot is never
-// retried in a loop, and a copy that was still being written is picked up
-// once it is complete. The current snapshot keeps serving meanwhile. A
-// snapshot deleted from disk while open keeps answering from its open
-// files and memory.
+// served, newest first, so that publishing or importing an older snapshot
+// never rolls the server back. A snapshot that fails to open or verify is
+// logged, counted and remembered with a signature of its files (names,
+// sizes, modification times); it is tried again only when that signature
+// changes, so a bad snapshot is never retried in a loop, and a copy that
+// was still being written is picked up once it is complete. The current
+// snapshot keeps serving meanwhile.
 //
-// Watch keeps the store current: fsnotify events on DATA/snapshots,
+// The one way back to an older snapshot is deleting the served one.
+// Garbage collection never deletes a leased snapshot, so a served snapshot
+// whose manifest is gone (its directory removed or renamed away) was
+// removed by hand, as an operator rolls back a bad snapshot. Refresh then
+// falls back to the newest snapshot that opens, whatever its age, and
+// logs (WARN) and counts the fallback (Stats.Fallbacks, LastFallback);
+// when none opens it stops serving, and Acquire returns nil as before the
+// first snapshot, rather than keep answering from deleted files that a
+// restart would not find. Either way the deleted snapshot is retired like
+// any replaced one: the readers holding it finish on it, and it closes
+// after the last of them.
+//
+// Watch keeps the store current: fsnotify events on DATA/snapshots (new
+// snapshots, and the served one's directory removed or renamed away),
 // debounced, plus a periodic rescan, since bind mounts and network file
 // systems drop events.
 //

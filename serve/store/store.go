@@ -60,8 +60,9 @@ type Store struct {
 	cancel  context.CancelFunc
 	open    sync.WaitGroup // snapshots loaded and not yet closed
 
-	nSeen, nRejected, nSwaps, nOpen atomic.Int64
-	lastRejection                   atomic.Pointer[Rejection]
+	nSeen, nRejected, nSwaps, nOpen, nFallbacks atomic.Int64
+	lastRejection                               atomic.Pointer[Rejection]
+	lastFallback                                atomic.Pointer[Fallback]
 }
 
 // rejection remembers a snapshot that failed, with the signature of its
@@ -136,17 +137,29 @@ func (st *Store) Current() string {
 
 // RefreshResult reports one Refresh.
 type RefreshResult struct {
-	Previous string      `json:"previous"`
-	Current  string      `json:"current"`
+	Previous string `json:"previous"`
+	// Current is the snapshot served after the Refresh, "" when none.
+	Current string `json:"current"`
+	// Swapped reports that Current was opened by this Refresh and replaced
+	// Previous (or nothing).
 	Swapped  bool        `json:"swapped"`
 	Rejected []Rejection `json:"rejected"`
+	// Fallback is set when Previous was found deleted from disk, and says
+	// what is served instead.
+	Fallback *Fallback `json:"fallback,omitempty"`
 }
 
 // Refresh looks for snapshots newer than the one served and swaps to the
 // newest one that opens. Newer snapshots that fail are logged, counted and
-// skipped; each is tried again only once its files change. Refresh returns
-// an error only when the snapshots directory cannot be listed, ctx ends or
-// the store is closed; the current snapshot keeps serving in every case.
+// skipped; each is tried again only once its files change. Refresh never
+// swaps to an older snapshot, with one exception: when the served
+// snapshot has been deleted from disk (its manifest is gone), Refresh
+// falls back to the newest snapshot that opens, older or not, or stops
+// serving when none does, rather than answer from deleted files; it logs,
+// counts and reports (RefreshResult.Fallback, Stats.LastFallback) the
+// fallback. Refresh returns an error only when the snapshots directory
+// cannot be listed, ctx ends or the store is closed; the current snapshot
+// keeps serving in those cases.
 func (st *Store) Refresh(ctx context.Context) (RefreshResult, error) {
 	return st.refresh(ctx, false)
 }
@@ -178,7 +191,17 @@ func (st *Store) refresh(ctx context.Context, retry bool) (RefreshResult, error)
 		return res, err
 	}
 	st.forget(entries)
-	for i := len(entries) - 1; i >= 0 && entries[i].ID > res.Previous; i-- {
+	// Only newer snapshots are candidates, so that importing an older one
+	// never rolls the server back; but once the served snapshot is deleted
+	// by hand (garbage collection never deletes a leased one), every
+	// snapshot left is.
+	cur := st.cur.Load()
+	deleted := deletedReason(cur)
+	floor := res.Previous
+	if deleted != "" {
+		floor = ""
+	}
+	for i := len(entries) - 1; i >= 0 && entries[i].ID > floor; i-- {
 		e := entries[i]
 		sig := signature(e.Dir)
 		if r, ok := st.rejected[e.ID]; ok && r.signature == sig {
@@ -200,12 +223,20 @@ func (st *Store) refresh(ctx context.Context, retry bool) (RefreshResult, error)
 			res.Rejected = append(res.Rejected, r)
 			continue
 		}
+		if deleted != "" {
+			res.Fallback = st.fellBack(cur, s, deleted, len(res.Rejected))
+		}
 		st.publish(s, res.Previous)
 		res.Current, res.Swapped = s.ID, true
 		// Loading decodes whole tables: return the garbage to the system
 		// rather than keep it resident until the heap next grows.
 		debug.FreeOSMemory()
 		break
+	}
+	if deleted != "" && !res.Swapped {
+		res.Fallback = st.fellBack(cur, nil, deleted, len(res.Rejected))
+		st.withdraw()
+		res.Current = ""
 	}
 	return res, nil
 }
@@ -281,9 +312,7 @@ func (st *Store) Close(ctx context.Context) error {
 	}
 	st.cancel()
 	st.refreshMu.Lock()
-	if old := st.cur.Swap(nil); old != nil {
-		old.retire()
-	}
+	st.withdraw()
 	st.refreshMu.Unlock()
 	return st.wait(ctx)
 }
@@ -306,19 +335,25 @@ type Stats struct {
 	// Seen counts distinct snapshot ids found in the data directory;
 	// Rejected counts failed attempts to open one (each bad snapshot once
 	// per change of its files); Swaps counts replacements of the served
-	// snapshot.
-	Seen, Rejected, Swaps int64
+	// snapshot by another one (a newer one, or the one served after a
+	// fallback); Fallbacks counts the times the served snapshot was found
+	// deleted from disk and replaced by the newest one that opens or by
+	// none.
+	Seen, Rejected, Swaps, Fallbacks int64
 	// Open counts snapshots open: the current one and retired ones still
 	// held by readers.
 	Open int64
 	// LastRejection is the most recent rejection, nil when none.
 	LastRejection *Rejection
+	// LastFallback is the most recent fallback, nil when none.
+	LastFallback *Fallback
 }
 
 // Stats returns the store's counters.
 func (st *Store) Stats() Stats {
 	return Stats{
 		Current: st.Current(), Seen: st.nSeen.Load(), Rejected: st.nRejected.Load(),
-		Swaps: st.nSwaps.Load(), Open: st.nOpen.Load(), LastRejection: st.lastRejection.Load(),
+		Swaps: st.nSwaps.Load(), Fallbacks: st.nFallbacks.Load(), Open: st.nOpen.Load(),
+		LastRejection: st.lastRejection.Load(), LastFallback: st.lastFallback.Load(),
 	}
 }

@@ -196,8 +196,8 @@ func TestNeverSwapsToAnOlderSnapshot(t *testing.T) {
 	if res.Swapped || st.Current() != b.ID {
 		t.Fatalf("swapped to an older snapshot: %+v", res)
 	}
-	if got := st.Stats().Seen; got != 2 {
-		t.Errorf("seen = %d, want 2", got)
+	if got := st.Stats(); got.Seen != 2 || got.Fallbacks != 0 || res.Fallback != nil {
+		t.Errorf("stats = %+v, fallback %+v; want 2 seen and no fallback", got, res.Fallback)
 	}
 }
 
@@ -336,28 +336,6 @@ func TestCloseWaitsForReaders(t *testing.T) {
 	}
 	if inUse(t, f.data, a.ID) {
 		t.Error("lease held after Close")
-	}
-}
-
-func TestSnapshotDeletedWhileServed(t *testing.T) {
-	f := newFixture(t)
-	a := f.publish()
-	st := f.store(Options{})
-	refresh(t, st)
-	if err := os.RemoveAll(a.Dir); err != nil {
-		t.Fatal(err)
-	}
-	snap, release := st.Acquire()
-	if _, ok := snap.Notes.Lookup("Home.md"); !ok || snap.ID != a.ID {
-		t.Error("a deleted snapshot stopped answering")
-	}
-	release()
-	if res := refresh(t, st); res.Current != a.ID || len(res.Rejected) != 0 {
-		t.Errorf("Refresh after the served snapshot was deleted = %+v", res)
-	}
-	b := f.publish()
-	if res := refresh(t, st); res.Current != b.ID {
-		t.Errorf("Refresh = %+v", res)
 	}
 }
 

@@ -39,9 +39,10 @@ const (
 // Watch keeps the store current until ctx ends or the store is closed,
 // then returns nil. It rescans on fsnotify events in DATA/snapshots (a
 // snapshot renamed into place; a snapshot directory being copied in, whose
-// manifest arrives last), debounced, and every Poll regardless. When file
-// system events are unavailable it polls only. Errors are logged, never
-// fatal: the current snapshot keeps serving.
+// manifest arrives last; the served snapshot's directory removed or
+// renamed away, so that Refresh falls back), debounced, and every Poll
+// regardless. When file system events are unavailable it polls only.
+// Errors are logged, never fatal: the current snapshot keeps serving.
 func (st *Store) Watch(ctx context.Context, opts WatchOptions) error {
 	if opts.Poll == 0 {
 		opts.Poll = DefaultPoll
@@ -190,18 +191,25 @@ func (d *dirWatch) watchAncestor() {
 	}
 }
 
-// relevant reports whether ev may mean a new snapshot is complete. A new
-// snapshot directory is watched itself until it is served, superseded or
-// gone: one renamed into place is complete already, but one being copied
-// in (rsync, cp -r) completes later, and its completion must be noticed
-// without waiting for the next poll.
+// relevant reports whether ev may mean a new snapshot is complete or the
+// served one is gone. A new snapshot directory is watched itself until it
+// is served, superseded or gone: one renamed into place is complete
+// already, but one being copied in (rsync, cp -r) completes later, and its
+// completion must be noticed without waiting for the next poll. The served
+// snapshot's directory is not watched itself: rm -rf ends with its Remove
+// in DATA/snapshots, and mv with a Rename there. A served snapshot whose
+// manifest alone is deleted is noticed by the next poll.
 func (d *dirWatch) relevant(ev fsnotify.Event) bool {
 	dir, name := filepath.Dir(ev.Name), filepath.Base(ev.Name)
+	gone := ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)
 	switch {
 	case ev.Name == d.snaps:
-		// DATA/snapshots itself was created (watching DATA) or removed.
+		// DATA/snapshots itself was created (watching DATA), or removed or
+		// renamed away, served snapshot and all.
 		d.ensure()
-		return ev.Has(fsnotify.Create)
+		return ev.Has(fsnotify.Create) || gone
+	case dir == d.snaps && gone && name == d.st.Current():
+		return true
 	case dir == d.snaps && format.ValidSnapshotID(name) && ev.Has(fsnotify.Create):
 		if name > d.st.Current() && !d.partial[ev.Name] && d.w.Add(ev.Name) == nil {
 			d.partial[ev.Name] = true
