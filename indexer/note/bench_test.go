@@ -60,6 +60,26 @@ func BenchmarkParse(b *testing.B) {
 	}
 }
 
+// realisticSetextNote is realisticNote with its milestone headings written
+// as setext headings (underlined with ---).
+func realisticSetextNote() string {
+	note := realisticNote()
+	for i := range 8 {
+		h := fmt.Sprintf("Milestone %d", i+1)
+		note = strings.Replace(note, "## "+h+"\n", h+"\n"+strings.Repeat("-", len(h))+"\n", 1)
+	}
+	return note
+}
+
+func BenchmarkParseSetext(b *testing.B) {
+	note := []byte(realisticSetextNote())
+	b.SetBytes(int64(len(note)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Parse("Projects/Search Platform.md", note, Options{})
+	}
+}
+
 func TestRealisticNote(t *testing.T) {
 	in := realisticNote()
 	if n := len(in); n < 5000 || n > 10000 {

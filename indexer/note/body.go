@@ -24,6 +24,7 @@ type bodyReader struct {
 	fenced   map[int]bool
 	props    *propertyList
 	tags     *uniqueList
+	setext   []setextHeading // in order of their first lines
 
 	headings headingPath
 	links    []format.Link
@@ -34,20 +35,33 @@ type bodyReader struct {
 // read walks lines firstLine to the end of the note.
 func (r *bodyReader) read(firstLine int) {
 	r.sections = []section{{firstLine: firstLine}}
+	setext := r.setext
 	for n := firstLine; n <= r.lt.count(); n++ {
 		if r.fenced[n] {
 			continue
 		}
 		start, end := r.lt.span(n)
 		ml := r.masked[start:end]
-		if level, ts, ok := atxHeading(ml); ok {
-			r.headings.enter(level, headingTitle(r.lt.text[start+ts:end]))
-			r.sections[len(r.sections)-1].lastLine = n - 1
-			r.sections = append(r.sections, section{heading: r.headings.String(), firstLine: n + 1})
+		if len(setext) > 0 && setext[0].firstLine == n {
+			h := setext[0]
+			setext = setext[1:]
+			r.enterHeading(h.level, h.title, n, h.underline)
+		} else if level, ts, ok := atxHeading(ml); ok {
+			r.enterHeading(level, headingTitle(r.lt.text[start+ts:end]), n, n)
 		}
 		r.readLine(n, ml, r.lt.text[start:end])
 	}
 	r.sections[len(r.sections)-1].lastLine = r.lt.count()
+}
+
+// enterHeading records a heading written on lines first to last (one line
+// for an ATX heading, the text and its underline for a setext heading).
+// Those lines belong to no section; the links on them are under the
+// heading's own path.
+func (r *bodyReader) enterHeading(level int, title string, first, last int) {
+	r.headings.enter(level, title)
+	r.sections[len(r.sections)-1].lastLine = first - 1
+	r.sections = append(r.sections, section{heading: r.headings.String(), firstLine: last + 1})
 }
 
 // readLine collects the links, fields and tags of one line. Links inside

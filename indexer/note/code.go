@@ -14,6 +14,11 @@ type mask struct {
 	// fenced marks (by 1-based line number) the lines of fenced code
 	// blocks, fences included: chunking keeps them together.
 	fenced map[int]bool
+	// hidden marks the non-blank lines that comments or display math leave
+	// blank (nil when there is none). Unlike code spans and inline math,
+	// which show their text, these hide it: such a line holds no paragraph
+	// text (setext.go).
+	hidden map[int]bool
 }
 
 // masker carries the state that spans lines: an open fence, comment or
@@ -23,6 +28,7 @@ type masker struct {
 	fenceLen  int
 	fenceDone bool // the open fence was closed on the current line
 	closer    string
+	hid       bool // a comment or display math was blanked on the current line
 }
 
 // newMask blanks the body lines [firstLine, lt.count()] of lt's text.
@@ -44,9 +50,26 @@ func newMask(lt *lineTable, firstLine int) *mask {
 			st.fenceDone = false
 			continue
 		}
+		st.hid = false
 		st.maskInline(m.text, start, line)
+		if st.hid && blankBytes(m.text[start:end]) {
+			if m.hidden == nil {
+				m.hidden = make(map[int]bool)
+			}
+			m.hidden[n] = true
+		}
 	}
 	return m
+}
+
+// blankBytes reports whether b holds only spaces and tabs.
+func blankBytes(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' {
+			return false
+		}
+	}
+	return true
 }
 
 // blank replaces text[start:end] by spaces, keeping newlines.

@@ -16,13 +16,13 @@
 // them is ever read as a link, tag, field or heading. Code spans and inline
 // math are matched within one line; inline math follows pandoc's rule, so
 // prices ("$5 and $10") stay text. Indented (four-space) code blocks are not
-// recognised, because nested list items are indented the same way and are
-// far more common in vaults.
+// masked, because nested list items are indented the same way and are far
+// more common in vaults.
 //
-// Each remaining line is then read once (body.go): ATX headings set the
-// heading path (setext headings, a line underlined with === or ---, are not
-// recognised), links are tokenised (links.go, target.go), Dataview inline
-// fields are found (fields.go) and tags collected (tags.go). As in
+// Each remaining line is then read once (body.go): headings set the
+// heading path (headings.go, setext.go), links are tokenised (links.go,
+// target.go), Dataview inline fields are found (fields.go) and tags
+// collected (tags.go). As in
 // Dataview, a line's bracketed fields ("[key:: value]", "(key:: value)")
 // are read if it has any, else the line as a whole ("key:: value"), except
 // in a task ("- [ ] key:: value"), whose whole-line field Dataview gives the
@@ -42,6 +42,18 @@
 // (target.go), not by "has an extension": "[[Dr. Smith]]", "[[v1.2]]" and
 // "[[Node.js]]" are links to notes, as they are in Obsidian.
 //
-// Chunks (chunk.go) follow heading sections; heading lines themselves are
-// left out of the text because the heading path is in every chunk's context.
+// Headings are ATX headings ("## Title") and setext headings, a paragraph
+// underlined with === (level 1) or --- (level 2); both set the heading
+// path and bound chunks alike. Whether a line of === or --- underlines a
+// paragraph depends on the lines before it, so the body's block structure
+// is followed first (setext.go, blocks.go) as CommonMark reads it, as far
+// as that question needs: "---" after a blank line, a list item, a block
+// quote, a table or the frontmatter is a thematic break, and text in list
+// items and block quotes is never a setext heading (nor is "- # H" or
+// "> # H" an ATX heading). A line that a comment or display math leaves
+// blank ends a paragraph; an underline with a comment is no underline.
+//
+// Chunks (chunk.go) follow heading sections; heading lines themselves (a
+// setext heading's text and underline) are left out of the text because
+// the heading path is in every chunk's context.
 package note

@@ -26,6 +26,7 @@ func FuzzParse(f *testing.F) {
 		"^[[[footnote]]] [[a [[b]] \\[x](y) [x](<a b.md> \"t\")",
 		"\uFEFF---\r\nx: 1\r\n---\r\n# h ##\r\ntext\r\n",
 		"$x [[A]]$ \\$5 and $10$1 [n](My Note.md) [x](<a b.md> 'c') [y](Q/R.md (t))\n- [ ] k:: [[B]] (since:: 2020) #a→b#c…d\n",
+		"Team [[T]]\n====\n- a\n---\n> q\n---\n| a |\n|---|\n\n`x` y\n  ---\n<div>\n===\n\n%%\nc\n%% Z\n-\n    z\n1. a\n\n   b\n---\n",
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s), uint16(0))
@@ -41,6 +42,9 @@ func FuzzParse(f *testing.F) {
 		p := Parse("dir/Fuzz Note.md", content, opts)
 		watchdog.Stop()
 		if err := checkParsed("dir/Fuzz Note.md", content, opts, p); err != nil {
+			t.Fatal(err)
+		}
+		if err := checkSetext(p.Content); err != nil {
 			t.Fatal(err)
 		}
 	})

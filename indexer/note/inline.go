@@ -19,6 +19,7 @@ var spanClosers = []struct{ open, close string }{
 func (st *masker) maskInline(text []byte, start int, line string) {
 	i := 0
 	if st.closer != "" {
+		st.hid = true
 		j := strings.Index(line, st.closer)
 		if j < 0 {
 			blank(text, start, start+len(line))
@@ -61,13 +62,14 @@ func (st *masker) maskSpan(text []byte, start int, line string, i int) (int, boo
 		if j := strings.Index(line[body:], sc.close); j >= 0 {
 			end := body + j + len(sc.close)
 			blank(text, start+i, start+end)
+			st.hid = true
 			return end, false
 		}
 		if sc.open == "$$" && strings.TrimSpace(line[:i]) != "" {
 			return body, false
 		}
 		blank(text, start+i, start+len(line))
-		st.closer = sc.close
+		st.closer, st.hid = sc.close, true
 		return len(line), true
 	}
 	return i + 1, false

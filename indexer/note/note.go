@@ -10,7 +10,8 @@ import "github.com/vaultgraph/vaultgraph/format"
 //	2  markdown links from the vault root, CommonMark destinations, inline
 //	   $math$, bracketed fields before whole-line fields (Dataview),
 //	   Obsidian's tag characters
-const Revision = 2
+//	3  setext headings (a paragraph underlined with === or ---)
+const Revision = 3
 
 // Options shape a parse. The zero value uses the defaults.
 type Options struct {

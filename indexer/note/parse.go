@@ -25,14 +25,16 @@ func Parse(notePath string, content []byte, opts Options) *Parsed {
 	p.Warnings = append(p.Warnings, fm.warnings...)
 
 	m := newMask(lt, bodyLine)
+	masked := string(m.text)
 	body := &bodyReader{
 		notePath: notePath,
 		folder:   format.NoteFolder(notePath),
 		lt:       lt,
-		masked:   string(m.text),
+		masked:   masked,
 		fenced:   m.fenced,
 		props:    &fm.props,
 		tags:     &fm.tags,
+		setext:   findSetextHeadings(lt, m, masked, bodyLine),
 	}
 	body.read(bodyLine)
 
