@@ -41,9 +41,9 @@ func Lock(ctx context.Context, dataDir string, wait time.Duration) (release func
 			holder := readHolder(f)
 			f.Close()
 			if errors.Is(err, errWouldBlock) {
-				return nil, fmt.Errorf("%w (%s%s); wait for it, or pass --wait 10m to queue behind it", ErrLocked, path, holder)
+				return nil, lockedError(shownLockPath(path), holder, wait)
 			}
-			return nil, fmt.Errorf("lock %s: %w", path, err)
+			return nil, fmt.Errorf("lock %s: %w", shownLockPath(path), err)
 		}
 		select {
 		case <-ctx.Done():
@@ -60,6 +60,24 @@ func Lock(ctx context.Context, dataDir string, wait time.Duration) (release func
 		uerr := unlockFile(f)
 		return errors.Join(uerr, f.Close())
 	}, nil
+}
+
+// shownLockPath is path made absolute for a message, which then names
+// the same file wherever it was run from.
+func shownLockPath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
+}
+
+// lockedError says who holds the lock at path and whether this call
+// already waited for it.
+func lockedError(path, holder string, wait time.Duration) error {
+	if wait > 0 {
+		return fmt.Errorf("%w (%s%s): still held after waiting %s; pass a longer --wait to queue behind it", ErrLocked, path, holder, wait)
+	}
+	return fmt.Errorf("%w (%s%s); wait for it to finish, or pass --wait 10m to queue behind it", ErrLocked, path, holder)
 }
 
 func readHolder(f *os.File) string {

@@ -11,6 +11,8 @@ import (
 )
 
 func newApp() *cli.App {
+	// cli's hook for flags' help lines; the same function every time.
+	useFlagHelp.Do(func() { cli.FlagStringer = flagHelp })
 	app := &cli.App{
 		Name:    "vaultgraph",
 		Usage:   "index an Obsidian vault into immutable snapshots and query them",
@@ -50,7 +52,17 @@ func dataFlag() cli.Flag {
 
 // logger returns the stderr logger configured by --log-level.
 func logger(c *cli.Context) *slog.Logger {
-	return newLogger(os.Stderr, c.String("log-level"))
+	return newLogger(os.Stderr, logLevel(c))
+}
+
+// logLevel is --log-level, except that --quiet (of the commands that have
+// it) makes it warn unless --log-level was given (or VAULTGRAPH_LOG_LEVEL
+// set): a quiet run prints warnings and errors only.
+func logLevel(c *cli.Context) string {
+	if c.Bool("quiet") && !c.IsSet("log-level") {
+		return "warn"
+	}
+	return c.String("log-level")
 }
 
 func newLogger(w io.Writer, level string) *slog.Logger {

@@ -38,8 +38,13 @@ func embedderConnFlags() []cli.Flag {
 	}
 }
 
+// runEnvKey keys, in the app's Metadata, the environment an index run
+// will read (a func(string) string) when it is not this process's:
+// schedule checks a unit's command line in the environment of the unit.
+const runEnvKey = "run-env"
+
 func embedConfig(c *cli.Context) embed.Config {
-	return embed.Config{
+	cfg := embed.Config{
 		OllamaHost:    c.String("ollama-host"),
 		OpenAIBaseURL: c.String("openai-base-url"),
 		OpenAIKeyFile: c.String("openai-key-file"),
@@ -47,6 +52,10 @@ func embedConfig(c *cli.Context) embed.Config {
 		Concurrency:   c.Int("embed-concurrency"),
 		Timeout:       c.Duration("embed-timeout"),
 	}
+	if getenv, ok := c.App.Metadata[runEnvKey].(func(string) string); ok {
+		cfg.Getenv = getenv
+	}
+	return cfg
 }
 
 // embedStage builds the embedding stage from the flags. Without --embedder
@@ -80,7 +89,7 @@ func recordedEmbedder(dataDir string) string {
 // progressWriter is stderr when it is a terminal and the run is not quiet;
 // logs and CI get no progress lines.
 func progressWriter(c *cli.Context) io.Writer {
-	level := strings.ToLower(c.String("log-level"))
+	level := strings.ToLower(logLevel(c))
 	if c.Bool("quiet") || level == "warn" || level == "error" || !term.IsTerminal(int(os.Stderr.Fd())) {
 		return nil
 	}

@@ -20,12 +20,14 @@ func exportCommand() *cli.Command {
 		ArgsUsage: "[ID | PATH]",
 		Description: `The archive holds manifest.json first, then every file of the snapshot, each
 checked against the manifest as it is written. Import it on another machine
-with vaultgraph snapshot import. -o writes the file atomically; a name ending
-in .zst selects zstd compression unless --compress says otherwise.`,
+with vaultgraph snapshot import. -o writes the file atomically, compressed
+as its name says: .zst (.tar.zst) zstd, .tar none; export writes no gzip, so
+a .gz name is refused (pipe the archive through gzip instead), and so is
+--compress contradicting the name. Prints the bytes written.`,
 		Flags: []cli.Flag{
 			optionalDataFlag(),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the archive to this file instead of stdout"},
-			&cli.StringFlag{Name: "compress", Usage: "none or zstd (default: zstd for a -o name ending in .zst, else none)"},
+			&cli.StringFlag{Name: "compress", Usage: "none or zstd (default: as the -o name says, else none)"},
 		},
 		Before: takesArgs(0, 1, ""),
 		Action: runExport,
@@ -34,13 +36,12 @@ in .zst selects zstd compression unless --compress says otherwise.`,
 
 func runExport(c *cli.Context) error {
 	out := c.String("output")
-	comp := c.String("compress")
-	if comp == "" && (strings.HasSuffix(out, ".zst") || strings.HasSuffix(out, ".zstd")) {
-		comp = string(archive.Zstd)
+	if out == "-" {
+		out = ""
 	}
-	compression, err := archive.ParseCompression(comp)
+	compression, err := exportCompression(out, c.String("compress"))
 	if err != nil {
-		return usageError(err)
+		return err
 	}
 	data := c.String("data")
 	log := logger(c)
@@ -50,28 +51,114 @@ func runExport(c *cli.Context) error {
 	}
 	defer leaseIfInData(log, data, e)()
 	opts := archive.ExportOptions{Compression: compression}
-	if out == "" || out == "-" {
+	if out == "" {
 		if f, ok := c.App.Writer.(*os.File); ok && isTerminal(f) {
 			return usageError(errors.New("refusing to write an archive to a terminal: redirect stdout or use -o FILE"))
 		}
-		res, err := archive.Export(c.Context, c.App.Writer, e.Dir, opts)
+		w := &countingWriter{w: c.App.Writer}
+		res, err := archive.Export(c.Context, w, e.Dir, opts)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(c.App.ErrWriter, "exported %s (%s, %d bytes)\n", res.ID, plural(res.Files, "file"), res.Bytes)
+		fmt.Fprintf(c.App.ErrWriter, "exported %s (%s, %d bytes) as %s\n", res.ID, plural(res.Files, "file"), res.Bytes, archiveSize(w.n, string(compression)))
 		return nil
 	}
 	var res *archive.ExportResult
-	err = writeFileAtomic(out, func(w io.Writer) error {
+	var written int64
+	err = writeFileAtomic(out, 0o644, func(w io.Writer) error {
+		cw := &countingWriter{w: w}
 		var err error
-		res, err = archive.Export(c.Context, w, e.Dir, opts)
+		res, err = archive.Export(c.Context, cw, e.Dir, opts)
+		written = cw.n
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.Writer, "exported %s to %s (%s, %d bytes)\n", res.ID, out, plural(res.Files, "file"), res.Bytes)
+	// "exported ID " first: scripts read the id (ci/snapshot-diff.sh).
+	fmt.Fprintf(c.App.Writer, "exported %s to %s (%s, %d bytes) as %s\n", res.ID, out, plural(res.Files, "file"), res.Bytes, archiveSize(written, string(compression)))
 	return nil
+}
+
+// archiveSize says how many bytes of archive, of which compression, were
+// written or read: "1234 bytes of zstd", "5120 bytes of plain tar".
+func archiveSize(n int64, compression string) string {
+	if compression == "" || compression == string(archive.None) {
+		compression = "plain tar"
+	}
+	return fmt.Sprintf("%d bytes of %s", n, compression)
+}
+
+// compressionSuffixes map the endings of an archive's file name to the
+// compression they promise: archive.Compression, or "" for one export
+// does not write.
+var compressionSuffixes = []struct {
+	suffix, compression string
+}{
+	{".tar.zst", string(archive.Zstd)}, {".tar.zstd", string(archive.Zstd)}, {".tzst", string(archive.Zstd)},
+	{".zst", string(archive.Zstd)}, {".zstd", string(archive.Zstd)},
+	{".tar", string(archive.None)},
+	{".gz", "gzip"}, {".tgz", "gzip"}, {".gzip", "gzip"}, {".xz", "xz"}, {".txz", "xz"},
+	{".bz2", "bzip2"}, {".tbz2", "bzip2"}, {".lz4", "lz4"}, {".zip", "zip"},
+}
+
+// exportCompression is the compression of an archive written to out (""
+// for stdout): --compress, else what out's name says, else none. A name
+// promising a compression export does not write (.gz) is refused, and so
+// is --compress contradicting the name: either would leave an archive
+// under a name that lies about its contents.
+func exportCompression(out, flag string) (archive.Compression, error) {
+	byName := ""
+	lower := strings.ToLower(out)
+	for _, s := range compressionSuffixes {
+		if strings.HasSuffix(lower, s.suffix) {
+			byName = s.compression
+			break
+		}
+	}
+	if byName != "" && byName != string(archive.None) && byName != string(archive.Zstd) {
+		return "", usageErrorf("-o %s: the name says %s, but export writes plain tar or zstd: name it %s (zstd) or %s, or pipe the archive: vaultgraph snapshot export … | %s > %s",
+			out, byName, trimArchiveSuffix(out)+".tar.zst", trimArchiveSuffix(out)+".tar", byName, out)
+	}
+	if flag == "" {
+		return archive.ParseCompression(byName)
+	}
+	c, err := archive.ParseCompression(flag)
+	if err != nil {
+		return "", usageError(err)
+	}
+	if byName != "" && string(c) != byName {
+		return "", usageErrorf("--compress %s with -o %s: the name says %s; name the file for its compression, or leave --compress out", flag, out, archiveKind(byName))
+	}
+	return c, nil
+}
+
+// trimArchiveSuffix is name without its compression ending and ".tar".
+func trimArchiveSuffix(name string) string {
+	name = strings.TrimSuffix(name, filepath.Ext(name))
+	if strings.EqualFold(filepath.Ext(name), ".tar") {
+		name = name[:len(name)-len(".tar")]
+	}
+	return name
+}
+
+func archiveKind(compression string) string {
+	if compression == string(archive.None) {
+		return "plain tar"
+	}
+	return compression
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func isTerminal(f *os.File) bool {
@@ -79,10 +166,10 @@ func isTerminal(f *os.File) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// writeFileAtomic writes a file through a temporary file in the same
-// directory, fsynced and renamed into place, so that name never holds a
-// partial archive.
-func writeFileAtomic(name string, write func(io.Writer) error) (err error) {
+// writeFileAtomic writes a file of mode perm through a temporary file in
+// the same directory, fsynced and renamed into place, so that name never
+// holds a partial archive.
+func writeFileAtomic(name string, perm os.FileMode, write func(io.Writer) error) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
@@ -102,7 +189,7 @@ func writeFileAtomic(name string, write func(io.Writer) error) (err error) {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
+	if err := os.Chmod(f.Name(), perm); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
 	if err := os.Rename(f.Name(), name); err != nil {

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/indexer"
+	"github.com/vaultgraph/vaultgraph/indexer/schedule"
+	"github.com/vaultgraph/vaultgraph/snapshot"
 )
 
 func indexCommand() *cli.Command {
@@ -21,10 +25,10 @@ nothing, prints "unchanged <id>" on stderr and exits 0, so timers stay quiet.`,
 			dataFlag(),
 			&cli.StringSliceFlag{Name: "ignore", Usage: "glob of vault paths to skip (repeatable): Templates/, *.excalidraw.md"},
 			&cli.Int64Flag{Name: "max-note-bytes", Value: indexer.DefaultMaxNoteBytes, Usage: "skip (and report) notes larger than this", Action: atLeast[int64]("max-note-bytes", 1)},
-			&cli.IntFlag{Name: "chunk-chars", Value: 0, Usage: "target chunk size in characters (default 1500)", Action: atLeast("chunk-chars", 1)},
+			&cli.IntFlag{Name: "chunk-chars", Value: format.DefaultChunkChars, Usage: "target chunk size in characters", Action: atLeast("chunk-chars", 1)},
 			&cli.DurationFlag{Name: "wait", Usage: "how long to wait for another indexer holding the data directory", Action: notNegative("wait")},
 			&cli.BoolFlag{Name: "full", Usage: "re-parse every note instead of reusing the newest snapshot"},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success and log warnings only (unless --log-level is given); a run skipped for another indexer says so in one line"},
 		}, append(watchFlags(), stageFlags()...)...),
 		Before: takesArgs(0, 0, ""),
 		Action: runIndex,
@@ -32,11 +36,32 @@ nothing, prints "unchanged <id>" on stderr and exits 0, so timers stay quiet.`,
 }
 
 func runIndex(c *cli.Context) error {
-	st, err := stages(c)
+	opts, err := indexOptions(c)
 	if err != nil {
 		return err
 	}
-	opts := indexer.Options{
+	if c.Bool("watch") || c.IsSet("poll") {
+		return runWatch(c, opts)
+	}
+	res, err := indexer.Run(c.Context, opts)
+	if err != nil {
+		return skippedRun(c, err)
+	}
+	printIndexResult(c, res)
+	return nil
+}
+
+// indexOptions reads the index command's options, building its stages.
+// It refuses what the options' own checks cannot see (an embedder spec
+// naming no embedder, an OpenAI embedder without a key), reading nothing
+// but the newest snapshot's manifest; schedule runs it on the command line
+// a unit will run.
+func indexOptions(c *cli.Context) (indexer.Options, error) {
+	st, err := stages(c)
+	if err != nil {
+		return indexer.Options{}, err
+	}
+	return indexer.Options{
 		Stages:       st,
 		Vault:        c.String("vault"),
 		Data:         c.String("data"),
@@ -47,16 +72,21 @@ func runIndex(c *cli.Context) error {
 		Full:         c.Bool("full"),
 		ToolVersion:  toolVersion(),
 		Log:          logger(c),
-	}
-	if c.Bool("watch") || c.IsSet("poll") {
-		return runWatch(c, opts)
-	}
-	res, err := indexer.Run(c.Context, opts)
-	if err != nil {
+	}, nil
+}
+
+// skippedRun is the error of a run that found another indexer holding the
+// data directory, which exits 75 either way. A quiet run (a scheduled one,
+// whose unit counts 75 as success) says in one line that it was skipped
+// rather than reporting an error.
+func skippedRun(c *cli.Context, err error) error {
+	if !errors.Is(err, snapshot.ErrLocked) || !c.Bool("quiet") {
 		return err
 	}
-	printIndexResult(c, res)
-	return nil
+	return &exitError{code: schedule.ExitLocked, err: &reworded{
+		msg: fmt.Sprintf("skipped: another indexer (a watch, a manual or scheduled run) holds %s; nothing was done, the next run catches up", lockPath(c.String("data"))),
+		err: err,
+	}}
 }
 
 // printIndexResult prints a run's summary on stdout, or "unchanged <id>" on

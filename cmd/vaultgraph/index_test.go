@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -58,6 +59,41 @@ func TestIndexThenUnchanged(t *testing.T) {
 	v := vg(t, "snapshot", "verify", "--data", data)
 	if v.code != 1 || !strings.Contains(v.stdout, "FAIL "+id) || !strings.Contains(v.stdout, format.EdgesFile+": sha256 mismatch") {
 		t.Errorf("verify of a damaged snapshot: exit %d\n%s%s", v.code, v.stdout, v.stderr)
+	}
+}
+
+// TestIndexQuietAndLocked: --quiet prints nothing and logs warnings only
+// (unless --log-level says otherwise); a run finding another indexer exits
+// 75 and says so: as an error with what to do, or, quiet (as the
+// scheduled units run it), as one line saying the run was skipped.
+func TestIndexQuietAndLocked(t *testing.T) {
+	vault, data := copyDemoVault(t), t.TempDir()
+	if r := vgOK(t, "index", "--vault", vault, "--data", data, "--graph=false", "--quiet"); r.stdout != "" || r.stderr != "" {
+		t.Errorf("index --quiet printed %q %q", r.stdout, r.stderr)
+	}
+	editNote(t, vault, "People/Bob.md", "role: engineer", "role: staff engineer")
+	if r := vgOK(t, "--log-level", "info", "index", "--vault", vault, "--data", data, "--graph=false", "--quiet"); r.stdout != "" || !strings.Contains(r.stderr, `level=INFO msg="published snapshot"`) {
+		t.Errorf("--log-level info index --quiet printed %q %q", r.stdout, r.stderr)
+	}
+
+	release, err := snapshot.Lock(context.Background(), data, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	lock := filepath.Join(data, format.LockFile)
+	for _, tc := range []struct {
+		args      []string
+		want, not string
+	}{
+		{[]string{"--quiet"}, "vaultgraph: skipped: another indexer (a watch, a manual or scheduled run) holds " + lock + "; nothing was done, the next run catches up\n", "--wait"},
+		{nil, "vaultgraph: data directory is locked by another indexer (" + lock + ", held by pid", "after waiting"},
+		{[]string{"--wait", "100ms"}, "): still held after waiting 100ms; pass a longer --wait", "wait for it"},
+	} {
+		r := vg(t, append([]string{"index", "--vault", vault, "--data", data, "--graph=false"}, tc.args...)...)
+		if r.code != 75 || !strings.Contains(r.stderr, tc.want) || strings.Contains(r.stderr, tc.not) || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("index %v beside another indexer: exit %d, stderr %q; want 75 and %q", tc.args, r.code, r.stderr, tc.want)
+		}
 	}
 }
 

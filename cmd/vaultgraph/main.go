@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"regexp"
-	"strings"
 	"syscall"
 
 	"github.com/vaultgraph/vaultgraph/indexer/schedule"
@@ -41,9 +39,6 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// requiredFlags matches urfave/cli's error for missing required options.
-var requiredFlags = regexp.MustCompile(`^Required flags? "(.*)" not set$`)
-
 func exitCode(err error) int {
 	if err == nil {
 		return 0
@@ -54,20 +49,6 @@ func exitCode(err error) int {
 			fmt.Fprintln(os.Stderr, "vaultgraph:", ee.err)
 		}
 		return ee.code
-	}
-	if m := requiredFlags.FindStringSubmatch(err.Error()); m != nil {
-		// cli's error for a missing required option, after the command's
-		// help; its type is not exported.
-		opts := strings.Split(m[1], ", ")
-		for i, o := range opts {
-			opts[i] = "--" + o
-		}
-		noun := "option"
-		if len(opts) > 1 {
-			noun = "options"
-		}
-		fmt.Fprintf(os.Stderr, "vaultgraph: missing required %s %s\n", noun, strings.Join(opts, ", "))
-		return 2
 	}
 	if errors.Is(err, snapshot.ErrLocked) {
 		// EX_TEMPFAIL: another indexer holds the data directory; a timer's

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -202,25 +203,57 @@ func TestShipSnapshotsBetweenMachines(t *testing.T) {
 	editNote(t, vault, "Projects/Search.md", "status: active", "status: paused")
 	id2 := indexID(t, "--vault", vault, "--data", dataA)
 	file2 := filepath.Join(work, "snap2.tar.zst")
-	vgOK(t, "snapshot", "export", "--data", dataA, "-o", file2, id2)
-	if b, _ := os.ReadFile(file2); !bytes.HasPrefix(b, []byte{0x28, 0xb5, 0x2f, 0xfd}) {
+	r := vgOK(t, "snapshot", "export", "--data", dataA, "-o", file2, id2)
+	b, _ := os.ReadFile(file2)
+	if !bytes.HasPrefix(b, []byte{0x28, 0xb5, 0x2f, 0xfd}) {
 		t.Fatal("-o .tar.zst did not write zstd")
 	}
-	if r := vgOK(t, "snapshot", "import", "--data", dataB, file2); !strings.Contains(r.stdout, "imported "+id2) || !strings.Contains(r.stdout, "compression zstd") {
+	// Both say how many bytes of archive they wrote and read.
+	if want := fmt.Sprintf("as %d bytes of zstd\n", len(b)); !strings.HasPrefix(r.stdout, "exported "+id2+" to "+file2) || !strings.HasSuffix(r.stdout, want) {
+		t.Errorf("export -o: %q, want it to end in %q", r.stdout, want)
+	}
+	if r := vgOK(t, "snapshot", "import", "--data", dataB, file2); !strings.Contains(r.stdout, "imported "+id2) || !strings.HasSuffix(r.stdout, fmt.Sprintf("from %d bytes of zstd\n", len(b))) {
 		t.Fatalf("import of a zstd file: %s", r.stdout)
+	}
+	// A name promising a compression export does not write is refused,
+	// and nothing is written under it.
+	if r := vg(t, "snapshot", "export", "--data", dataA, "-o", filepath.Join(work, "snap2.tar.gz"), id2); r.code != 2 || !strings.Contains(r.stderr, "export writes plain tar or zstd") {
+		t.Errorf("export -o .tar.gz: exit %d: %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(work, "snap2.tar.gz")); err == nil {
+		t.Error("a refused export left a file")
 	}
 	srv.waitServing(t, id2)
 	if r := vgOK(t, "snapshot", "verify", "--data", dataB, "--all"); strings.Count(r.stdout, "ok   ") != 2 {
 		t.Errorf("imported snapshots do not verify:\n%s", r.stdout)
 	}
 
-	// The same snapshot again is refused, and B is left as it was.
+	// The same snapshot again is already imported: exit 0, as a job that
+	// imports the latest release whether or not it changed needs, with B
+	// left as it was; through a pipe too. Another snapshot under the same
+	// id is refused.
 	before := dirState(t, dataB)
-	if r := vg(t, "snapshot", "import", "--data", dataB, file2); r.code != 1 || !strings.Contains(r.stderr, "already") {
-		t.Errorf("second import: exit %d: %s", r.code, r.stderr)
+	if r := vg(t, "snapshot", "import", "--data", dataB, file2); r.code != 0 || r.stdout != "" || !strings.HasPrefix(r.stderr, "already imported "+id2) {
+		t.Errorf("second import: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := vg(t, "snapshot", "import", "--quiet", "--data", dataB, file2); r.code != 0 || r.stdout+r.stderr != "" {
+		t.Errorf("second import --quiet: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	plain, _, _ := vgIn(t, nil, "snapshot", "export", "--data", dataA, id2)
+	if _, stderr, code := vgIn(t, plain, "snapshot", "import", "--data", dataB); code != 0 || !strings.Contains(stderr, "already imported") {
+		t.Errorf("second import from stdin: exit %d: %s", code, stderr)
+	}
+	otherID := retar(t, plain, func(name string, b []byte) []byte {
+		if strings.HasSuffix(name, format.ManifestFile) {
+			return bytes.Replace(b, []byte(`"created"`), []byte(`"created" `), 1)
+		}
+		return b
+	})
+	if _, stderr, code := vgIn(t, otherID, "snapshot", "import", "--data", dataB); code != 1 || !strings.Contains(stderr, "another snapshot with the same id") {
+		t.Errorf("another snapshot under the id: exit %d: %s", code, stderr)
 	}
 	if after := dirState(t, dataB); !slices.Equal(before, after) {
-		t.Errorf("a refused import changed the data directory")
+		t.Errorf("importing a present id changed the data directory")
 	}
 
 	// Machine C gets a plain copy (as rsync would make), verified before
@@ -248,7 +281,7 @@ func TestShipSnapshotsBetweenMachines(t *testing.T) {
 	}
 
 	// Diff across machines: B's first snapshot against A's newest.
-	r := vgOK(t, "snapshot", "diff", "--data", dataB, "--to-data", dataA, "--format", "json", id1, "latest")
+	r = vgOK(t, "snapshot", "diff", "--data", dataB, "--to-data", dataA, "--format", "json", id1, "latest")
 	var rep diff.Report
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatalf("diff --format json: %v\n%s", err, r.stdout)
@@ -598,12 +631,61 @@ func TestSchedule(t *testing.T) {
 	if r := vg(t, "schedule", "systemd", "--vault", vault, "--data", data, "--every", "10s"); r.code != 2 {
 		t.Errorf("--every 10s: exit %d %s", r.code, r.stderr)
 	}
-	// Index options the unit's runs would refuse are refused now.
-	for _, extra := range [][]string{{"Templates/"}, {"--ignored", "x"}, {"--graph", "false"}} {
-		args := append([]string{"schedule", "systemd", "--vault", vault, "--data", data, "--"}, extra...)
-		if r := vg(t, args...); r.code != 2 || !strings.Contains(r.stderr, "index options after --") {
-			t.Errorf("schedule systemd -- %s: exit %d %s", strings.Join(extra, " "), r.code, r.stderr)
+	// Index options the unit's runs would refuse are refused now, and so
+	// are a watch (it never ends, so the timer never starts it again) and
+	// options the unit sets itself; nothing is written.
+	for _, tc := range []struct {
+		extra []string
+		want  string
+	}{
+		{[]string{"Templates/"}, "index options after --"},
+		{[]string{"--ignored", "x"}, "index options after --"},
+		{[]string{"--graph", "false"}, "index options after --"},
+		{[]string{"--watch"}, "index options after --: --watch: a watch never ends"},
+		{[]string{"--poll", "30s"}, "Restart=on-failure"},
+		{[]string{"--vault", "/tmp"}, "index options after --: --vault: the unit already"},
+		{[]string{"--data", data}, "index options after --: --data: the unit already"},
+		{[]string{"--chunk-chars", "0"}, "index options after --: --chunk-chars must be at least 1, not 0"},
+		{[]string{"--embedder", "nonsense"}, `unknown embedder "nonsense"`},
+	} {
+		dir := t.TempDir()
+		args := append([]string{"schedule", "systemd", "--vault", vault, "--data", data, "--out", dir, "--"}, tc.extra...)
+		if r := vg(t, args...); r.code != 2 || !strings.Contains(r.stderr, tc.want) || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("schedule systemd -- %s: exit %d %s", strings.Join(tc.extra, " "), r.code, r.stderr)
 		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("schedule systemd -- %s wrote %v", strings.Join(tc.extra, " "), entries)
+		}
+	}
+	// --log-level, which index takes anywhere, goes where the app reads it.
+	r = vgOK(t, "schedule", "systemd", "--vault", vault, "--data", data, "--", "--log-level", "debug", "--full")
+	if want := "ExecStart=" + bin + " --log-level debug index --vault " + vault + " --data " + data + " --quiet --wait 0s --full\n"; !strings.Contains(r.stdout, want) {
+		t.Errorf("-- --log-level debug: want %q in\n%s", want, r.stdout)
+	}
+	// A vault that is not there fails every run: refused, and a quoted ~
+	// is named as the reason.
+	if r := vg(t, "schedule", "systemd", "--vault", "~/Vault", "--data", data); r.code != 2 || !strings.Contains(r.stderr, `~ is not expanded when quoted or after =: write --vault "$HOME/Vault"`) {
+		t.Errorf("--vault '~/Vault': exit %d %s", r.code, r.stderr)
+	}
+	// --name may be the unit's file name.
+	named := t.TempDir()
+	vgOK(t, "schedule", "systemd", "--vault", vault, "--data", data, "--name", "notes-index.service", "--out", named)
+	if entries, _ := os.ReadDir(named); len(entries) != 2 || entries[0].Name() != "notes-index.service" || entries[1].Name() != "notes-index.timer" {
+		t.Errorf("--name notes-index.service wrote %v", entries)
+	}
+	// Values of --env: systemd shows them to every user whatever the
+	// file's mode, so schedule points to --env-file; a launchd agent is
+	// written readable by its user only.
+	r = vgOK(t, "schedule", "systemd", "--vault", vault, "--data", data, "--env", "API_TOKEN=s3cret", "--out", t.TempDir())
+	if !strings.Contains(r.stderr, "warning: vaultgraph-index.service holds the values of --env API_TOKEN") || !strings.Contains(r.stderr, "--env-file") {
+		t.Errorf("systemd --env: stderr %q", r.stderr)
+	}
+	agents := t.TempDir()
+	vgOK(t, "schedule", "launchd", "--vault", vault, "--data", data, "--env", "API_TOKEN=s3cret", "--log", filepath.Join(out, "index.log"), "--out", agents)
+	if fi, err := os.Stat(filepath.Join(agents, "com.github.vaultgraph.index.plist")); err != nil {
+		t.Error(err)
+	} else if fi.Mode().Perm() != 0o600 {
+		t.Errorf("launchd --env --out wrote mode %v, want 0600", fi.Mode())
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -35,12 +36,14 @@ func (r *reworded) Error() string { return r.msg }
 func (r *reworded) Unwrap() error { return r.err }
 
 // prepareCommands gives every command the usage conventions: usage errors
-// exit 2, "help" is never a subcommand (search help searches for "help";
+// exit 2, a missing required option is one of them (see requireOptions),
+// "help" is never a subcommand (search help searches for "help";
 // --help shows help), and a command with subcommands refuses to run
 // without one.
 func prepareCommands(cmds []*cli.Command) {
 	for _, c := range cmds {
 		c.HideHelpCommand = true
+		requireOptions(c)
 		if c.OnUsageError == nil {
 			c.OnUsageError = onUsageError
 		}
@@ -262,4 +265,130 @@ func checkLogLevel(_ *cli.Context, v string) error {
 		}
 	}
 	return usageErrorf("--log-level %q: use %s", v, strings.Join(logLevels, ", "))
+}
+
+// requiredMark ends the usage of a required option in help.
+const requiredMark = "(required)"
+
+// requireOptions checks cmd's required options itself, in its Before hook,
+// instead of cli: cli prints the command's whole help before its error for
+// a missing one. A missing required option is a usage error that names it
+// and where to look, like any other; help marks the option "(required)"
+// and shows no default for it.
+func requireOptions(cmd *cli.Command) {
+	var names []string
+	for _, f := range cmd.Flags {
+		if rf, ok := f.(cli.RequiredFlag); ok && rf.IsRequired() && unrequire(f) {
+			names = append(names, f.Names()[0])
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	before := cmd.Before
+	cmd.Before = func(c *cli.Context) error {
+		var missing []string
+		for _, n := range names {
+			if !c.IsSet(n) {
+				missing = append(missing, "--"+n)
+			}
+		}
+		if len(missing) > 0 {
+			noun := "option"
+			if len(missing) > 1 {
+				noun = "options"
+			}
+			return usageErrorf("missing required %s %s; see %s --help", noun, strings.Join(missing, ", "), helpName(c))
+		}
+		if before != nil {
+			return before(c)
+		}
+		return nil
+	}
+}
+
+// unrequire turns off cli's check of a required option and marks it in
+// its usage; false for a kind of flag fieldsOf does not know.
+func unrequire(f cli.Flag) bool {
+	ff, ok := fieldsOf(f)
+	if ok {
+		*ff.required = false
+		*ff.usage = strings.TrimSpace(*ff.usage + " " + requiredMark)
+	}
+	return ok
+}
+
+// flagFields are the fields of a cli flag that vaultgraph rewrites, which
+// every kind of flag has but no interface reaches.
+type flagFields struct {
+	required *bool
+	usage    *string
+	envVars  *[]string
+}
+
+// fieldsOf returns f's fields, or false for a kind of flag it does not
+// know (a test checks that it knows every flag of every command).
+func fieldsOf(f cli.Flag) (flagFields, bool) {
+	switch f := f.(type) {
+	case *cli.StringFlag:
+		return flagFields{&f.Required, &f.Usage, &f.EnvVars}, true
+	case *cli.BoolFlag:
+		return flagFields{&f.Required, &f.Usage, &f.EnvVars}, true
+	case *cli.IntFlag:
+		return flagFields{&f.Required, &f.Usage, &f.EnvVars}, true
+	case *cli.Int64Flag:
+		return flagFields{&f.Required, &f.Usage, &f.EnvVars}, true
+	case *cli.DurationFlag:
+		return flagFields{&f.Required, &f.Usage, &f.EnvVars}, true
+	case *cli.StringSliceFlag:
+		return flagFields{&f.Required, &f.Usage, &f.EnvVars}, true
+	case *cli.PathFlag:
+		return flagFields{&f.Required, &f.Usage, &f.EnvVars}, true
+	case *cli.GenericFlag:
+		return flagFields{&f.Required, &f.Usage, &f.EnvVars}, true
+	}
+	return flagFields{}, false
+}
+
+// cliFlagHelp is cli's own help line of a flag, which flagHelp trims.
+var cliFlagHelp = cli.FlagStringer
+
+var useFlagHelp sync.Once
+
+// flagHelp is a flag's line in help: cli's, without cli's "(default: X)"
+// where X is not a value the option takes and would mislead: a required
+// option's zero value (--keep: "default: 0"), and a zero value the
+// option's own check refuses, which stands for "not set" (--chunk-chars,
+// --poll, --max-depth: the usage says what not setting it means).
+func flagHelp(f cli.Flag) string {
+	line := cliFlagHelp(f)
+	df, ok := f.(cli.DocGenerationFlag)
+	if !ok || !defaultMisleads(f, df) {
+		return line
+	}
+	cut := " (default: " + df.GetDefaultText() + ")"
+	if i := strings.LastIndex(line, cut); i >= 0 {
+		line = line[:i] + line[i+len(cut):]
+	}
+	return line
+}
+
+// defaultMisleads reports whether cli's "(default: X)" for f would show a
+// value the option never takes (see flagHelp). Help text set on purpose
+// (DefaultText) always shows.
+func defaultMisleads(f cli.Flag, df cli.DocGenerationFlag) bool {
+	if strings.HasSuffix(df.GetUsage(), requiredMark) {
+		return true
+	}
+	// The numbers' Actions never use their context (TestEveryNumberIsChecked
+	// calls them with none too).
+	switch f := f.(type) {
+	case *cli.IntFlag:
+		return f.DefaultText == "" && f.Action != nil && f.Action(nil, f.Value) != nil
+	case *cli.Int64Flag:
+		return f.DefaultText == "" && f.Action != nil && f.Action(nil, f.Value) != nil
+	case *cli.DurationFlag:
+		return f.DefaultText == "" && f.Action != nil && f.Action(nil, f.Value) != nil
+	}
+	return false
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -57,8 +58,18 @@ func TestEveryCommandChecksItsArguments(t *testing.T) {
 			return
 		}
 		run := func(n int) error {
+			// The required options are given: their check comes first.
 			set := flag.NewFlagSet(c.Name, flag.ContinueOnError)
-			if err := set.Parse(slices.Repeat([]string{"word"}, n)); err != nil {
+			var args []string
+			for _, f := range c.Flags {
+				if err := f.Apply(set); err != nil {
+					t.Fatal(err)
+				}
+				if df, ok := f.(cli.DocGenerationFlag); ok && strings.HasSuffix(df.GetUsage(), requiredMark) {
+					args = append(args, "--"+f.Names()[0]+"=1") // a value every kind takes
+				}
+			}
+			if err := set.Parse(append(args, slices.Repeat([]string{"word"}, n)...)); err != nil {
 				t.Fatal(err)
 			}
 			ctx := cli.NewContext(app, set, nil)
@@ -193,9 +204,9 @@ func TestCheckLogLevel(t *testing.T) {
 
 // TestUsageErrorsExit2 drives the binary with command lines a user gets
 // wrong: each exits 2 with a message saying what to change, whether cli
-// or vaultgraph found the problem, and prints nothing on stdout but
-// cli's help for a missing required option. None gets as far as reading
-// the data directory.
+// or vaultgraph found the problem, and prints nothing on stdout (no help
+// for a missing required option either). None gets as far as reading the
+// data directory.
 func TestUsageErrorsExit2(t *testing.T) {
 	d, v := t.TempDir(), t.TempDir()
 	for _, tc := range []struct {
@@ -205,7 +216,10 @@ func TestUsageErrorsExit2(t *testing.T) {
 		// Found by cli.
 		{[]string{"search", "-d", d, "q", "--k", "abc"}, `invalid value "abc" for --k`},
 		{[]string{"search", "-d", d, "q", "--bogus"}, "unknown option --bogus; see vaultgraph search --help"},
-		{[]string{"index", "--data", d}, "missing required option --vault"},
+		{[]string{"index", "--data", d}, "vaultgraph: missing required option --vault; see vaultgraph index --help\n"},
+		{[]string{"snapshot", "gc", "--data", d}, "vaultgraph: missing required option --keep; see vaultgraph snapshot gc --help\n"},
+		{[]string{"schedule", "launchd"}, "vaultgraph: missing required options --vault, --data; see vaultgraph schedule launchd --help\n"},
+		{[]string{"graph", "path", "--source", "a"}, "missing required option --data"},
 		{[]string{"bogus"}, `unknown command "bogus"; see vaultgraph --help`},
 		{[]string{"graph", "bogus", "--source", "Bob"}, `unknown graph action "bogus" (traverse, neighbors, path, statistics, backlinks, forwardlinks)`},
 		{[]string{"graph", "-d", d}, "graph needs an action before its options"},
@@ -239,8 +253,11 @@ func TestUsageErrorsExit2(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("vaultgraph %s: exit %d, want 2 and %q in stderr:\n%s", strings.Join(tc.args, " "), r.code, tc.want, r.stderr)
 		}
-		if r.stdout != "" && !strings.Contains(r.stderr, "missing required") {
+		if r.stdout != "" {
 			t.Errorf("vaultgraph %s printed on stdout:\n%s", strings.Join(tc.args, " "), r.stdout)
+		}
+		if strings.Contains(tc.want, "missing required") && strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("vaultgraph %s: more than the error:\n%s", strings.Join(tc.args, " "), r.stderr)
 		}
 	}
 	if entries, _ := os.ReadDir(d); len(entries) != 0 {
@@ -270,5 +287,109 @@ func TestMemoryOptionsAreBounded(t *testing.T) {
 		if err := check(nil, v); (err == nil) != ok {
 			t.Errorf("--graph-memory %d: err = %v", v, err)
 		}
+	}
+}
+
+// statesDefault matches a usage text that states the option's default
+// itself: "(default 1500)", "(default: the snapshot's)".
+var statesDefault = regexp.MustCompile(`\(default[ :]`)
+
+// TestHelpDefaults reads every option's line in help: no option is left
+// for cli to require (cli would print the whole help before the error),
+// a required option shows no default, and no line shows two defaults or
+// cli's zero value for an option whose check refuses it.
+func TestHelpDefaults(t *testing.T) {
+	app := newApp()
+	lines := map[string]string{}
+	check := func(path string, f cli.Flag) {
+		name := path + " --" + f.Names()[0]
+		if _, ok := fieldsOf(f); !ok {
+			t.Errorf("%s: a %T; teach fieldsOf about it", name, f)
+		}
+		if rf, ok := f.(cli.RequiredFlag); ok && rf.IsRequired() {
+			t.Errorf("%s is left for cli to require", name)
+		}
+		line := f.String()
+		lines[name] = line
+		if df, ok := f.(cli.DocGenerationFlag); ok {
+			usage, cliDefault := df.GetUsage(), " (default: "+df.GetDefaultText()+")"
+			if statesDefault.MatchString(usage) && strings.Contains(line, cliDefault) && !strings.Contains(usage, cliDefault) {
+				t.Errorf("%s shows two defaults, its usage's and cli's: %s", name, line)
+			}
+		}
+		if strings.Contains(line, requiredMark) && strings.Contains(line, "(default: ") {
+			t.Errorf("%s is required but shows a default: %s", name, line)
+		}
+	}
+	for _, f := range app.Flags {
+		check("vaultgraph", f)
+	}
+	var walk func(cmds []*cli.Command, prefix string)
+	walk = func(cmds []*cli.Command, prefix string) {
+		for _, c := range cmds {
+			path := strings.TrimSpace(prefix + " " + c.Name)
+			for _, f := range c.Flags {
+				check(path, f)
+			}
+			walk(c.Subcommands, path)
+		}
+	}
+	walk(app.Commands, "")
+	for name, want := range map[string]string{
+		"index --chunk-chars": "target chunk size in characters (default: 1500)",
+		"index --wait":        "(default: 0s)",
+		"index --vault":       "the vault's root folder (required) [$VAULTGRAPH_VAULT]",
+		"snapshot gc --keep":  "number of newest snapshots to keep (at least 1) (required)",
+		"search --ef":         "larger is more exact and slower (default: the snapshot's)",
+	} {
+		if !strings.HasSuffix(strings.TrimSpace(lines[name]), want) {
+			t.Errorf("%s: %q, want it to end in %q", name, lines[name], want)
+		}
+	}
+	for _, name := range []string{"index --poll", "snapshot gc --keep", "graph path --max-depth", "graph path --timeout"} {
+		if strings.Contains(lines[name], "(default: 0") {
+			t.Errorf("%s shows the zero value its check refuses as its default: %s", name, lines[name])
+		}
+	}
+}
+
+// TestLogLevel: --quiet logs warnings only, unless --log-level says
+// otherwise.
+func TestLogLevel(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"index"}, "info"},
+		{[]string{"index", "--quiet"}, "warn"},
+		{[]string{"index", "-q"}, "warn"},
+		{[]string{"--log-level", "debug", "index", "--quiet"}, "debug"},
+		{[]string{"--log-level", "info", "index", "--quiet"}, "info"},
+		{[]string{"--log-level", "error", "index"}, "error"},
+		{[]string{"snapshot", "gc", "--quiet"}, "warn"},
+	} {
+		app := newApp()
+		var got string
+		var leaf *cli.Command
+		leaves(app.Commands, "", func(_ string, c *cli.Command) {
+			c.Before = nil
+			c.Action = func(c *cli.Context) error { got = logLevel(c); leaf = c.Command; return nil }
+		})
+		if err := app.Run(append([]string{"vaultgraph"}, tc.args...)); err != nil || leaf == nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if got != tc.want {
+			t.Errorf("%v: log level %q, want %q", tc.args, got, tc.want)
+		}
+	}
+	t.Setenv("VAULTGRAPH_LOG_LEVEL", "debug")
+	app := newApp()
+	var got string
+	leaves(app.Commands, "", func(_ string, c *cli.Command) {
+		c.Before = nil
+		c.Action = func(c *cli.Context) error { got = logLevel(c); return nil }
+	})
+	if err := app.Run([]string{"vaultgraph", "index", "--quiet"}); err != nil || got != "debug" {
+		t.Errorf("VAULTGRAPH_LOG_LEVEL=debug index --quiet: %q, %v; want debug", got, err)
 	}
 }

@@ -1,9 +1,15 @@
 package main
 
 import (
+	"errors"
+	"log/slog"
+	"path/filepath"
+
 	"github.com/urfave/cli/v2"
 
+	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/indexer"
+	"github.com/vaultgraph/vaultgraph/snapshot"
 )
 
 // watchFlags are the index command's flags for watch mode.
@@ -25,13 +31,45 @@ func runWatch(c *cli.Context, opts indexer.Options) error {
 		Debounce:     c.Duration("debounce"),
 		Poll:         c.Duration("poll"),
 		PendingRetry: c.Duration("pending-retry"),
-		OnRun: func(res *indexer.Result, err error) {
-			if err != nil {
-				log.Error("index run failed; retrying", "err", err)
-				return
-			}
-			printIndexResult(c, res)
-		},
+		OnRun:        watchReporter(c, log),
 	}
 	return indexer.Watch(c.Context, opts, wopts)
+}
+
+// watchReporter reports the runs of a watch. Another indexer holding the
+// data directory is not a failure of the watch, which retries until the
+// lock is free: it is logged once, as a warning saying what to do, until a
+// run gets past it; every other failure is logged as an error each time.
+func watchReporter(c *cli.Context, log *slog.Logger) func(*indexer.Result, error) {
+	locked := false
+	return func(res *indexer.Result, err error) {
+		switch {
+		case errors.Is(err, snapshot.ErrLocked):
+			if !locked {
+				log.Warn("another indexer holds the data directory; this watch retries until it is free, and indexes then",
+					"lock", lockPath(c.String("data")),
+					"fix", "if another watch or a timer indexes this data directory, stop it: one watch per data directory is enough")
+			}
+			locked = true
+		case err != nil:
+			locked = false
+			log.Error("index run failed; retrying", "err", err)
+		default:
+			if locked {
+				log.Info("the data directory is free again")
+			}
+			locked = false
+			printIndexResult(c, res)
+		}
+	}
+}
+
+// lockPath is the absolute path of a data directory's lock file, as the
+// messages about it name it.
+func lockPath(data string) string {
+	p := filepath.Join(data, format.LockFile)
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
 }

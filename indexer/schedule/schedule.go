@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,7 +20,8 @@ const ExitLocked = 75
 // Job is one scheduled command.
 type Job struct {
 	// Name is the systemd unit name without suffix (vaultgraph-index) or
-	// the launchd label (com.github.vaultgraph.index).
+	// the launchd label (com.github.vaultgraph.index); a trailing
+	// ".service" or ".timer" (systemd) or ".plist" (launchd) is dropped.
 	Name string
 	// Description says what the job does, for systemctl status.
 	Description string
@@ -59,13 +61,47 @@ func (j Job) validate() error {
 			errs = append(errs, fmt.Errorf("environment %q: want KEY=VALUE", kv))
 		}
 	}
-	for _, s := range append(append([]string{j.Description, j.EnvFile, j.User, j.LogPath}, j.Command...), j.Env...) {
-		if strings.ContainsAny(s, "\n\r\x00") {
-			errs = append(errs, fmt.Errorf("%q: line breaks cannot be written into a unit or plist", s))
-		}
+	if broken := lineBreaks(append(append(slices.Clone(j.Command), j.Env...), j.EnvFile, j.User, j.LogPath, j.Description)); len(broken) > 0 {
+		errs = append(errs, fmt.Errorf("%s: a unit or plist cannot hold a line break", strings.Join(broken, ", ")))
 	}
 	return errors.Join(errs...)
 }
+
+// lineBreaks quotes the values that hold a line break or a NUL, once each:
+// a value that only repeats one already quoted (the description naming the
+// vault, after the vault's path) is left out.
+func lineBreaks(values []string) []string {
+	var bad, quoted []string
+	for _, v := range values {
+		if !strings.ContainsAny(v, "\n\r\x00") {
+			continue
+		}
+		if slices.ContainsFunc(bad, func(b string) bool { return strings.Contains(v, b) }) {
+			continue
+		}
+		bad = append(bad, v)
+		quoted = append(quoted, strconv.Quote(v))
+	}
+	return quoted
+}
+
+// Unit file suffixes a --name may end in by mistake; the name is the unit
+// name without them (Systemd) or the label (Launchd).
+const (
+	serviceSuffix = ".service"
+	timerSuffix   = ".timer"
+	plistSuffix   = ".plist"
+)
+
+// UnitName is name without a trailing ".service" or ".timer": the name
+// Systemd gives both units.
+func UnitName(name string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(name, serviceSuffix), timerSuffix)
+}
+
+// Label is name without a trailing ".plist": the label Launchd writes,
+// which names the plist file too (LABEL.plist).
+func Label(name string) string { return strings.TrimSuffix(name, plistSuffix) }
 
 // Units are the two systemd unit files of a job.
 type Units struct {
@@ -76,11 +112,15 @@ type Units struct {
 // Systemd renders a oneshot service running the job and a timer starting it
 // a minute after the timer is started (at login or boot) and then Every
 // after each run ends.
+//
+// A Name ending in ".service" or ".timer" names the units without that
+// suffix (see UnitName), not "NAME.service.service".
 func Systemd(j Job) (*Units, error) {
+	j.Name = UnitName(j.Name)
 	if err := j.validate(); err != nil {
 		return nil, err
 	}
-	u := &Units{ServiceName: j.Name + ".service", TimerName: j.Name + ".timer"}
+	u := &Units{ServiceName: j.Name + serviceSuffix, TimerName: j.Name + timerSuffix}
 	var s bytes.Buffer
 	fmt.Fprintf(&s, "# %s: written by vaultgraph schedule systemd\n", u.ServiceName)
 	fmt.Fprintf(&s, "[Unit]\nDescription=%s\nDocumentation=https://github.com/vaultgraph/vaultgraph#scheduling\n\n", specifiers(j.Description))
@@ -148,8 +188,10 @@ func quoteArg(a string) string {
 
 // Launchd renders a launchd agent (a property list) that runs the job at
 // load and then every Every, at background priority, appending its output
-// to LogPath.
+// to LogPath. A Name ending in ".plist" is the label without it (see
+// Label).
 func Launchd(j Job) ([]byte, error) {
+	j.Name = Label(j.Name)
 	if err := j.validate(); err != nil {
 		return nil, err
 	}

@@ -244,3 +244,52 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestNameSuffix: a --name written as the unit's file name names the
+// units, not NAME.service.service.
+func TestNameSuffix(t *testing.T) {
+	for _, name := range []string{"vg", "vg.service", "vg.timer"} {
+		j := job
+		j.Name = name
+		u, err := Systemd(j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.ServiceName != "vg.service" || u.TimerName != "vg.timer" || !bytes.Contains(u.Timer, []byte("Unit=vg.service\n")) {
+			t.Errorf("--name %s: units %s, %s:\n%s", name, u.ServiceName, u.TimerName, u.Timer)
+		}
+	}
+	j := job
+	j.Name = "com.example.vg.plist"
+	b, err := Launchd(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := decodePlist(t, b).dict["Label"].text; got != "com.example.vg" {
+		t.Errorf("Label = %q", got)
+	}
+	j.Name = ".service"
+	if _, err := Systemd(j); err == nil {
+		t.Error("Systemd accepted the name .service")
+	}
+}
+
+// TestLineBreakReportedOnce: a vault path with a line break is in the
+// command and in the description; the error names it once, in one line.
+func TestLineBreakReportedOnce(t *testing.T) {
+	j := job
+	vault := "/home/me/My\nVault"
+	j.Command = []string{"/usr/local/bin/vaultgraph", "index", "--vault", vault}
+	j.Description = "vaultgraph: re-index the vault " + vault
+	_, err := Systemd(j)
+	if err == nil {
+		t.Fatal("Systemd accepted a line break")
+	}
+	if msg := err.Error(); strings.Count(msg, "\n") != 0 || strings.Count(msg, `My\nVault`) != 1 || strings.Contains(msg, "re-index") {
+		t.Errorf("error = %q, want the path once, on one line", msg)
+	}
+	j.Env = []string{"A=1\n2"}
+	if _, err := Launchd(j); err == nil || !strings.Contains(err.Error(), `"A=1\n2"`) || strings.Count(err.Error(), "\n") != 0 {
+		t.Errorf("two values with line breaks: %v", err)
+	}
+}

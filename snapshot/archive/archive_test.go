@@ -82,9 +82,87 @@ func TestExportImportRoundTrip(t *testing.T) {
 			if !bytes.Equal(a, b) {
 				t.Error("the imported manifest is not byte-identical to the exported one")
 			}
-			_, err = Import(context.Background(), bytes.NewReader(archive), data, ImportOptions{})
-			if !errors.Is(err, snapshot.ErrExists) {
-				t.Errorf("second import: %v, want ErrExists", err)
+			// The same archive again is already imported, not an error.
+			before := tree(t, data)
+			again, err := Import(context.Background(), bytes.NewReader(archive), data, ImportOptions{})
+			if err != nil || !again.Present || again.ID != src.ID || again.Files != res.Files || again.Bytes != res.Bytes {
+				t.Errorf("second import: %+v, %v; want Present", again, err)
+			}
+			if after := tree(t, data); !slices.Equal(before, after) {
+				t.Errorf("a second import changed the data directory:\nbefore %v\nafter  %v", before, after)
+			}
+		})
+	}
+}
+
+// TestImportAgain imports archives of a snapshot id the data directory
+// already holds: the same snapshot is reported Present, after the archive
+// is checked to its end; anything else under that id is refused. Nothing
+// is written either way.
+func TestImportAgain(t *testing.T) {
+	src := publish(t, t.TempDir())
+	good := export(t, src, Zstd)
+	// Another snapshot under the same id: the same files, another manifest.
+	other := makeTar(func() []tarEntry {
+		e := entriesOf(t, src)
+		e[0].body = bytes.Replace(e[0].body, []byte(`"created"`), []byte(`"created" `), 1)
+		return e
+	}())
+	damaged := makeTar(func() []tarEntry {
+		e := entriesOf(t, src)
+		last := &e[len(e)-1]
+		last.body = slices.Clone(last.body)
+		last.body[len(last.body)/2] ^= 1
+		return e
+	}())
+	for _, tc := range []struct {
+		name    string
+		archive []byte
+		prepare func(t *testing.T, data string)
+		want    error // nil: Present
+		msg     string
+	}{
+		{name: "same snapshot", archive: good},
+		{name: "same snapshot, plain tar", archive: export(t, src, None)},
+		{name: "same snapshot while an indexer holds the lock", archive: good, prepare: func(t *testing.T, data string) {
+			release, err := snapshot.Lock(context.Background(), data, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { release() })
+		}},
+		{name: "another snapshot with that id", archive: other, want: snapshot.ErrExists, msg: "another snapshot with the same id"},
+		{name: "same manifest, damaged file", archive: damaged, want: ErrCorrupt, msg: "sha256 mismatch"},
+		{name: "same manifest, truncated", archive: good[:len(good)*2/3], want: ErrCorrupt},
+		{name: "a truncated copy of the same snapshot", archive: good, prepare: func(t *testing.T, data string) {
+			if err := os.Truncate(filepath.Join(snapshot.Dir(data, src.ID), "graph", "db"), 10); err != nil {
+				t.Fatal(err)
+			}
+		}, want: snapshot.ErrInvalid, msg: "with this manifest, but it does not open"},
+		{name: "a directory of that id without a manifest", archive: good, prepare: func(t *testing.T, data string) {
+			if err := os.Remove(filepath.Join(snapshot.Dir(data, src.ID), format.ManifestFile)); err != nil {
+				t.Fatal(err)
+			}
+		}, want: snapshot.ErrExists, msg: "does not read"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := t.TempDir()
+			if _, err := Import(context.Background(), bytes.NewReader(good), data, ImportOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if tc.prepare != nil {
+				tc.prepare(t, data)
+			}
+			before := tree(t, data)
+			res, err := Import(context.Background(), bytes.NewReader(tc.archive), data, ImportOptions{})
+			switch {
+			case tc.want == nil && (err != nil || !res.Present || res.Newest != src.ID):
+				t.Errorf("Import = %+v, %v; want Present", res, err)
+			case tc.want != nil && (!errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.msg)):
+				t.Errorf("Import = %v, want %v containing %q", err, tc.want, tc.msg)
+			}
+			if after := tree(t, data); !slices.Equal(before, after) {
+				t.Errorf("the data directory changed:\nbefore %v\nafter  %v", before, after)
 			}
 		})
 	}

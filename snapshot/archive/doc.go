@@ -18,10 +18,13 @@
 // its id (see the README for copying one by hand).
 //
 // The manifest comes first so that Import refuses an archive it cannot
-// read (an unknown format version, an id already present, more declared
-// bytes than the disk has free) before writing anything, and checks every
-// later entry as it streams by: its name must be one the manifest lists,
-// once, with the listed size and sha256.
+// read (an unknown format version, another snapshot under an id already
+// present, more declared bytes than the disk has free) before writing
+// anything, and checks every later entry as it streams by: its name must
+// be one the manifest lists, once, with the listed size and sha256. An
+// archive of a snapshot already present with the same manifest is checked
+// the same way and reported present, writing nothing: importing one
+// archive twice is not an error.
 //
 // # Import
 //

@@ -58,6 +58,10 @@ type ImportResult struct {
 	// Leftovers are temporary directories of interrupted runs removed
 	// while the lock was held.
 	Leftovers []string
+	// Present says that dataDir already held this very snapshot (a
+	// manifest byte for byte the archive's): Import checked the archive
+	// and wrote nothing.
+	Present bool
 }
 
 var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
@@ -66,8 +70,13 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 // snapshot in dataDir. It refuses, before writing anything, an archive
 // whose manifest is not its first entry, whose format version this build
 // cannot read (an error wrapping format.ErrUnknownVersion), whose id is
-// already in dataDir (snapshot.ErrExists) or whose declared files do not
-// fit in the free space there (ErrNoSpace). It then streams every file
+// already in dataDir for another snapshot or a damaged copy
+// (snapshot.ErrExists) or whose declared files do not fit in the free
+// space there (ErrNoSpace). An archive of a snapshot dataDir already
+// holds, with the same manifest, is not an error: Import reads it to its
+// end, checking every file as it would for an import, writes nothing and
+// reports it Present, so that importing the same archive twice succeeds
+// twice. Otherwise it streams every file
 // into a temporary directory, checking each entry's header against the
 // manifest before writing a byte of it and hashing the bytes as they
 // arrive, and publishes with snapshot.Writer.PublishCopy. Any other
@@ -99,20 +108,28 @@ func Import(ctx context.Context, r io.Reader, dataDir string, opts ImportOptions
 	if err != nil {
 		return nil, err
 	}
-	if err := checkAbsent(dataDir, id); err != nil {
+	res = &ImportResult{ID: id, Compression: compression}
+	present, err := checkPresent(dataDir, id, raw)
+	if err != nil {
 		return nil, err
+	}
+	if present {
+		return checkArchive(tr, stream, dataDir, raw, m, total, res)
 	}
 	release, err := snapshot.Lock(ctx, dataDir, opts.LockWait)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	res = &ImportResult{ID: id, Compression: compression}
 	if res.Leftovers, err = snapshot.RemoveLeftovers(dataDir); err != nil {
 		return nil, err
 	}
-	if err := checkAbsent(dataDir, id); err != nil {
+	// Another import may have published it meanwhile.
+	if present, err = checkPresent(dataDir, id, raw); err != nil {
 		return nil, err
+	}
+	if present {
+		return checkArchive(tr, stream, dataDir, raw, m, total, res)
 	}
 	// After RemoveLeftovers, which may have freed space.
 	if err := checkSpace(dataDir, id, total+int64(len(raw))); err != nil {
@@ -128,7 +145,10 @@ func Import(ctx context.Context, r io.Reader, dataDir string, opts ImportOptions
 		}
 	}()
 	allowFiles(stream, m, total)
-	if err := extract(tr, w.Dir(), id, m, res); err != nil {
+	dir := w.Dir()
+	if err := extract(tr, id, m, res, func(r io.Reader, rel string, want format.FileInfo) error {
+		return writeChecked(r, dir, rel, want)
+	}); err != nil {
 		return nil, err
 	}
 	res.Files++
@@ -136,12 +156,43 @@ func Import(ctx context.Context, r io.Reader, dataDir string, opts ImportOptions
 	if res.Dir, err = w.PublishCopy(raw); err != nil {
 		return nil, err
 	}
-	entries, err := snapshot.List(dataDir)
-	if err != nil {
+	if res.Newest, err = newest(dataDir); err != nil {
 		return nil, err
 	}
-	res.Newest = entries[len(entries)-1].ID
 	return res, nil
+}
+
+// checkArchive ends the import of a snapshot dataDir already holds: it
+// checks the rest of the archive as an import would, writing nothing, and
+// reports the snapshot Present. Reading the archive to its end also lets
+// a writer at the other end of a pipe (export | import) finish without a
+// broken pipe.
+func checkArchive(tr *tar.Reader, stream *boundedReader, dataDir string, raw []byte, m *format.Manifest, total int64, res *ImportResult) (*ImportResult, error) {
+	allowFiles(stream, m, total)
+	if err := extract(tr, res.ID, m, res, checkOnly); err != nil {
+		return nil, err
+	}
+	res.Files++
+	res.Bytes += int64(len(raw))
+	res.Present = true
+	res.Dir = snapshot.Dir(dataDir, res.ID)
+	var err error
+	if res.Newest, err = newest(dataDir); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// newest is the id of the newest snapshot in dataDir.
+func newest(dataDir string) (string, error) {
+	entries, err := snapshot.List(dataDir)
+	if err != nil {
+		return "", err
+	}
+	if len(entries) == 0 {
+		return "", nil
+	}
+	return entries[len(entries)-1].ID, nil
 }
 
 // maxZstdWindow caps the memory the zstd decoder may use for its window
@@ -234,11 +285,11 @@ func readManifest(tr *tar.Reader, stream *boundedReader) (id string, raw []byte,
 	}
 }
 
-// extract streams every file entry after the manifest into dir. Each
-// entry's header is checked against the manifest before any of its bytes
-// are read: a regular file, declared, not seen before, of the declared
-// size.
-func extract(tr *tar.Reader, dir, id string, m *format.Manifest, res *ImportResult) error {
+// extract hands every file entry after the manifest to write (which
+// checks its bytes: writeChecked, checkOnly). Each entry's header is
+// checked against the manifest before any of its bytes are read: a
+// regular file, declared, not seen before, of the declared size.
+func extract(tr *tar.Reader, id string, m *format.Manifest, res *ImportResult, write func(r io.Reader, rel string, want format.FileInfo) error) error {
 	seen := make(map[string]bool, len(m.Files))
 	for {
 		hdr, err := next(tr)
@@ -271,7 +322,7 @@ func extract(tr *tar.Reader, dir, id string, m *format.Manifest, res *ImportResu
 			return fmt.Errorf("%w: %s is %d bytes in the archive, the manifest declares %d", ErrCorrupt, rel, hdr.Size, want.Size)
 		}
 		seen[rel] = true
-		if err := writeChecked(tr, dir, rel, want); err != nil {
+		if err := write(tr, rel, want); err != nil {
 			return err
 		}
 		res.Files++
@@ -306,11 +357,24 @@ func writeChecked(r io.Reader, dir, rel string, want format.FileInfo) error {
 	if err != nil {
 		return fmt.Errorf("import %s: %w", rel, err)
 	}
-	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(r, want.Size))
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	err = copyVerified(f, r, rel, want)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("import %s: %w", rel, cerr)
 	}
+	return err
+}
+
+// checkOnly reads a file's bytes from r and checks them as writeChecked
+// does, writing them nowhere.
+func checkOnly(r io.Reader, rel string, want format.FileInfo) error {
+	return copyVerified(io.Discard, r, rel, want)
+}
+
+// copyVerified copies at most want.Size bytes from r to w and checks their
+// size and sha256.
+func copyVerified(w io.Writer, r io.Reader, rel string, want format.FileInfo) error {
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(w, h), io.LimitReader(r, want.Size))
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("%w: truncated in %s", ErrCorrupt, rel)
@@ -382,17 +446,34 @@ func checkSpace(dataDir, id string, need int64) error {
 	return fmt.Errorf("%w: snapshot %s needs %d bytes, %s has %d bytes free; nothing was imported", ErrNoSpace, id, need, dataDir, free)
 }
 
-// checkAbsent refuses an id already present in dataDir, as a snapshot or
-// as a directory of that name (an interrupted copy).
-func checkAbsent(dataDir, id string) error {
-	_, err := os.Lstat(snapshot.Dir(dataDir, id))
-	if err == nil {
-		return fmt.Errorf("%w: %s is already in %s; nothing was imported", snapshot.ErrExists, id, snapshot.SnapshotsDir(dataDir))
+// checkPresent reports whether dataDir already holds the snapshot whose
+// manifest is raw: true when the snapshot there has that manifest byte for
+// byte (the manifest lists every file's size and sha256, so the snapshots
+// are the same) and its files are there with those sizes; false when there
+// is nothing of that id. Anything else of that id, another snapshot, a
+// directory without a manifest (an interrupted copy) or a damaged copy, is
+// refused with snapshot.ErrExists.
+func checkPresent(dataDir, id string, raw []byte) (bool, error) {
+	dir := snapshot.Dir(dataDir, id)
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	} else if err != nil {
+		return false, fmt.Errorf("import: %w", err)
 	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("import: %w", err)
+	have, err := os.ReadFile(filepath.Join(dir, format.ManifestFile))
+	if err == nil && bytes.Equal(have, raw) {
+		// Presence and sizes: a truncated copy is not this snapshot.
+		if _, err := snapshot.Open(dir, snapshot.OpenOptions{}); err != nil {
+			return false, fmt.Errorf("%w: %s already holds %s, with this manifest, but it does not open: %w; remove it and import again; nothing was imported",
+				snapshot.ErrExists, snapshot.SnapshotsDir(dataDir), id, err)
+		}
+		return true, nil
 	}
-	return nil
+	what := "another snapshot with the same id"
+	if err != nil {
+		what = fmt.Sprintf("a directory of that name whose manifest does not read (%v)", err)
+	}
+	return false, fmt.Errorf("%w: %s already holds %s, %s; nothing was imported", snapshot.ErrExists, snapshot.SnapshotsDir(dataDir), id, what)
 }
 
 // ctxReader stops a long import when ctx is cancelled.
