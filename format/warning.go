@@ -9,7 +9,7 @@ const (
 	WarnInvalidUTF8     = "invalid-utf8"      // bytes replaced by U+FFFD
 	WarnTooLarge        = "too-large"         // file over the size limit; not indexed
 	WarnBinary          = "binary"            // file holds NUL bytes; not indexed
-	WarnSymlinkLoop     = "symlink-loop"      // a symlink cycle; skipped
+	WarnSymlinkLoop     = "symlink-loop"      // a symlink cycle, or a symlink to a folder already in the vault; skipped
 	WarnSymlinkOutside  = "symlink-outside"   // a symlink leaving the vault; skipped
 	WarnUnreadable      = "unreadable"        // the file could not be read
 	WarnEdgeProperties  = "edge-properties"   // a malformed {...} block; edge kept without it

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"io"
 	"os"
 
@@ -62,7 +61,7 @@ func readOne(f vaultFile, maxBytes int64) readFile {
 		return fail(format.WarnUnreadable, err.Error())
 	}
 	if int64(len(content)) > maxBytes {
-		return fail(format.WarnTooLarge, fmt.Sprintf("over the %d-byte limit; not indexed (raise --max-note-bytes)", maxBytes))
+		return fail(format.WarnTooLarge, tooLarge(maxBytes))
 	}
 	if i := bytes.IndexByte(content, 0); i >= 0 {
 		line := bytes.Count(content[:i], []byte{'\n'}) + 1

@@ -294,3 +294,57 @@ func treeSignature(t *testing.T, root string) string {
 	sort.Strings(lines)
 	return fmt.Sprintf("%x", sha256.Sum256([]byte(strings.Join(lines, "\n"))))
 }
+
+// TestRunOversizedNoteGrowing: a note that stays over the limit while it
+// grows (a log) publishes nothing new and raises no new warning, and the
+// poller agrees there is nothing to run for.
+func TestRunOversizedNoteGrowing(t *testing.T) {
+	vault := writeVault(t, map[string]string{"A.md": "# A\n", "Log.md": strings.Repeat("line\n", 40)})
+	data := t.TempDir()
+	limit := func(o *Options) { o.MaxNoteBytes = 100 }
+	first := run(t, vault, data, limit)
+	if !hasWarning(first.Manifest, "Log.md", format.WarnTooLarge) {
+		t.Fatalf("no too-large warning: %+v", first.Manifest.Warnings)
+	}
+	sig, err := statSignature(vault, &ignoreRules{}, 100)
+	must(t, err)
+	for i := range 2 {
+		f, err := os.OpenFile(filepath.Join(vault, "Log.md"), os.O_APPEND|os.O_WRONLY, 0)
+		must(t, err)
+		_, err = f.WriteString(strings.Repeat("more\n", i+1))
+		must(t, errors.Join(err, f.Close()))
+		if r := run(t, vault, data, limit); !r.Unchanged {
+			t.Errorf("append %d to a note over the limit published %s: warnings %+v", i+1, r.ID, r.Manifest.Warnings)
+		}
+		if now, err := statSignature(vault, &ignoreRules{}, 100); err != nil || now != sig {
+			t.Errorf("append %d: the poller sees a change (err %v)", i+1, err)
+		}
+	}
+	// Under the limit again, it is indexed.
+	must(t, os.WriteFile(filepath.Join(vault, "Log.md"), []byte("short\n"), 0o644))
+	if r := run(t, vault, data, limit); r.Unchanged || hasWarning(r.Manifest, "Log.md", format.WarnTooLarge) {
+		t.Errorf("a note back under the limit: %+v", r)
+	}
+}
+
+// TestRunSymlinkToFolderKeepsNotesWhereTheyAre: a symlink added to a folder
+// of the vault moves no note to the symlink's path, whatever sorts first.
+func TestRunSymlinkToFolderKeepsNotesWhereTheyAre(t *testing.T) {
+	vault := writeVault(t, map[string]string{"Cards/x.md": "# x\n", "Atlas/index.md": "[[x]]\n"})
+	data := t.TempDir()
+	run(t, vault, data)
+	must(t, os.Symlink("../Cards", filepath.Join(vault, "Atlas", "cards")))
+	res := run(t, vault, data)
+	if _, ok := res.Manifest.Notes["Cards/x.md"]; !ok {
+		t.Errorf("Cards/x.md left the snapshot: %v", res.Manifest.Notes)
+	}
+	if _, ok := res.Manifest.Notes["Atlas/cards/x.md"]; ok {
+		t.Error("the note is indexed through the symlink too")
+	}
+	if !hasWarning(res.Manifest, "Atlas/cards", format.WarnSymlinkLoop) || hasWarning(res.Manifest, "Cards", format.WarnSymlinkLoop) {
+		t.Errorf("warnings %+v, want one for the symlink Atlas/cards", res.Manifest.Warnings)
+	}
+	if again := run(t, vault, data); !again.Unchanged {
+		t.Error("an unchanged vault with a symlink published a snapshot")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -34,7 +35,12 @@ type walker struct {
 	files    []vaultFile
 	warnings []format.Warning
 	visited  map[string]string // real dir path -> vault path first seen at
+	links    []link            // symlinks found, followed once the folders are walked
 }
+
+// link is a symlink found in a folder: abs is where it lies (its folder's
+// real path joined with its name), rel its vault path.
+type link struct{ abs, rel string }
 
 func walkVault(root string, ignore *ignoreRules, maxBytes int64) ([]vaultFile, []format.Warning, error) {
 	real, err := filepath.EvalSymlinks(root)
@@ -52,17 +58,25 @@ func walkVault(root string, ignore *ignoreRules, maxBytes int64) ([]vaultFile, [
 	if err := w.dir(real, ""); err != nil {
 		return nil, nil, err
 	}
+	// Symlinks are followed only once every real folder is walked, so that
+	// a folder reached both by its own path and through a symlink is
+	// indexed at its own path whatever the names sort like. Following a
+	// link may find more links; they queue behind it.
+	for i := 0; i < len(w.links); i++ {
+		w.symlink(w.links[i].abs, w.links[i].rel)
+	}
 	sort.Slice(w.files, func(i, j int) bool { return w.files[i].Path < w.files[j].Path })
 	w.warnings = append(w.warnings, caseConflicts(w.files)...)
 	return w.files, w.warnings, nil
 }
 
 // dir lists one folder; abs is its real path (the walk only ever descends
-// through resolved paths), rel its vault path. A folder reached a second time
-// through a symlink is skipped, which also breaks symlink cycles.
+// through resolved paths), rel its vault path. Symlinks in it are queued
+// in w.links, not followed yet. A folder already walked is skipped: below
+// a symlinked folder the walk can meet a folder it has indexed elsewhere.
 func (w *walker) dir(abs, rel string) error {
 	if first, seen := w.visited[abs]; seen {
-		w.warn(rel, format.WarnSymlinkLoop, fmt.Sprintf("folder already indexed as %q (a symlink cycle or duplicate); skipped", first))
+		w.warn(rel, format.WarnSymlinkLoop, fmt.Sprintf("reached again through a symlink; the folder is indexed as %s; skipped", folderName(first)))
 		return nil
 	}
 	w.visited[abs] = rel
@@ -93,7 +107,7 @@ func (w *walker) dir(abs, rel string) error {
 func (w *walker) entry(abs, rel string, de fs.DirEntry) error {
 	switch {
 	case de.Type()&fs.ModeSymlink != 0:
-		return w.symlink(abs, rel)
+		w.links = append(w.links, link{abs: abs, rel: rel})
 	case de.IsDir():
 		return w.dir(abs, rel)
 	case de.Type().IsRegular() && isNoteName(rel):
@@ -108,8 +122,10 @@ func (w *walker) entry(abs, rel string, de fs.DirEntry) error {
 }
 
 // symlink follows a link only when its target is inside the vault, and
-// never into a folder already being walked.
-func (w *walker) symlink(abs, rel string) error {
+// never into a folder already walked: a folder the walk reached by its own
+// path (or through an earlier link) is indexed there only, and a link to a
+// folder that contains it would be a cycle.
+func (w *walker) symlink(abs, rel string) {
 	target, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) || strings.Contains(err.Error(), "too many links") {
@@ -117,32 +133,63 @@ func (w *walker) symlink(abs, rel string) error {
 		} else if isNoteName(rel) {
 			w.warn(rel, format.WarnUnreadable, fmt.Sprintf("broken symlink: %v", err))
 		}
-		return nil
+		return
 	}
-	if target != w.root && !strings.HasPrefix(target, w.root+string(filepath.Separator)) {
+	if !within(target, w.root) {
 		w.warn(rel, format.WarnSymlinkOutside, "symlink points outside the vault; skipped")
-		return nil
+		return
 	}
 	fi, err := os.Stat(target)
 	if err != nil {
 		w.warn(rel, format.WarnUnreadable, err.Error())
-		return nil
-	}
-	if fi.IsDir() {
-		return w.dir(target, rel)
+		return
 	}
 	if fi.Mode().IsRegular() && isNoteName(rel) {
 		w.file(target, rel, fi)
 	}
-	return nil
+	if !fi.IsDir() {
+		return
+	}
+	// format has one kind for both a cycle and a duplicate; the message
+	// tells them apart.
+	first, seen := w.visited[target]
+	switch {
+	case seen && within(filepath.Dir(abs), target):
+		w.warn(rel, format.WarnSymlinkLoop, fmt.Sprintf("symlink to %s, a folder that contains it (a cycle); skipped", folderName(first)))
+	case seen:
+		w.warn(rel, format.WarnSymlinkLoop, fmt.Sprintf("symlink to %s, a folder already in the vault; skipped (its notes are indexed there)", folderName(first)))
+	default:
+		_ = w.dir(target, rel) // dir fails only on the vault root, which is seen
+	}
+}
+
+// within reports whether p is dir or below it; both are clean real paths.
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
+// folderName names a folder by its vault path in a warning.
+func folderName(rel string) string {
+	if rel == "" {
+		return "the vault root"
+	}
+	return strconv.Quote(rel)
 }
 
 func (w *walker) file(abs, rel string, fi fs.FileInfo) {
 	if fi.Size() > w.maxBytes {
-		w.warn(rel, format.WarnTooLarge, fmt.Sprintf("%d bytes is over the %d-byte limit; not indexed (raise --max-note-bytes)", fi.Size(), w.maxBytes))
+		w.warn(rel, format.WarnTooLarge, tooLarge(w.maxBytes))
 		return
 	}
 	w.files = append(w.files, vaultFile{Path: rel, Abs: abs, Size: fi.Size(), Modified: fi.ModTime()})
+}
+
+// tooLarge is the message of a too-large warning. It names the limit, not
+// the file's size: a note that stays over the limit (a growing log) keeps
+// the same warning, so it publishes no snapshot and raises no new warning.
+// The walk and the read (for a file that grew in between) say the same.
+func tooLarge(maxBytes int64) string {
+	return fmt.Sprintf("over the %d-byte limit; not indexed (raise --max-note-bytes)", maxBytes)
 }
 
 func (w *walker) warn(rel, kind, msg string) {

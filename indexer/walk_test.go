@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/vaultgraph/vaultgraph/format"
 )
@@ -103,5 +105,93 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWalkSymlinkedFolderNeverTakesOverTheRealOne: a symlink to a folder of
+// the vault is the duplicate, whichever name sorts first, and its warning
+// says so; a symlink to a folder holding it is a cycle.
+func TestWalkSymlinkedFolderNeverTakesOverTheRealOne(t *testing.T) {
+	for _, tc := range []struct{ name, real, link string }{
+		{"link sorts first", "Cards", "Atlas/cards"},
+		{"real folder sorts first", "Atlas/cards", "Cards"},
+		{"link in the real folder's parent", "Deck/Cards", "Deck/All"},
+		{"link deeper than the real folder", "A", "Z/y/x/w"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := writeVault(t, map[string]string{tc.real + "/x.md": "x", tc.real + "/Sub/y.md": "y", "Other/z.md": "z"})
+			link := filepath.Join(root, filepath.FromSlash(tc.link))
+			must(t, os.MkdirAll(filepath.Dir(link), 0o755))
+			target, err := filepath.Rel(filepath.Dir(link), filepath.Join(root, filepath.FromSlash(tc.real)))
+			must(t, err)
+			must(t, os.Symlink(target, link))
+			// A link to a folder holding it is a cycle, not a duplicate.
+			must(t, os.Symlink("..", filepath.Join(root, "Other", "up")))
+
+			files, warnings, err := walkVault(root, &ignoreRules{}, 1<<20)
+			must(t, err)
+			var paths []string
+			for _, f := range files {
+				paths = append(paths, f.Path)
+			}
+			if diff := cmp.Diff([]string{"Other/z.md", tc.real + "/Sub/y.md", tc.real + "/x.md"}, paths,
+				cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+				t.Errorf("paths (-want +got):\n%s", diff)
+			}
+			want := []format.Warning{
+				{File: "Other/up", Kind: format.WarnSymlinkLoop, Message: `symlink to the vault root, a folder that contains it (a cycle); skipped`},
+				{File: tc.link, Kind: format.WarnSymlinkLoop, Message: fmt.Sprintf("symlink to %q, a folder already in the vault; skipped (its notes are indexed there)", tc.real)},
+			}
+			sortWarnings(want)
+			sortWarnings(warnings)
+			if diff := cmp.Diff(want, warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestWalkFollowsSymlinksOnce: a folder only reachable through symlinks (in
+// a dot-folder) is indexed through the first link in walk order, the others
+// are duplicates of it, and the walk never enters it twice.
+func TestWalkFollowsSymlinksOnce(t *testing.T) {
+	root := writeVault(t, map[string]string{".stash/Deck/a.md": "a", ".stash/Deck/Inner/b.md": "b"})
+	must(t, os.Symlink(".stash/Deck", filepath.Join(root, "B")))
+	must(t, os.Symlink(".stash/Deck", filepath.Join(root, "A")))
+	must(t, os.Symlink("..", filepath.Join(root, ".stash", "Deck", "Inner", "Back")))
+	files, warnings, err := walkVault(root, &ignoreRules{}, 1<<20)
+	must(t, err)
+	var paths, got []string
+	for _, f := range files {
+		paths = append(paths, f.Path)
+	}
+	if diff := cmp.Diff([]string{"A/Inner/b.md", "A/a.md"}, paths); diff != "" {
+		t.Errorf("paths (-want +got):\n%s", diff)
+	}
+	for _, w := range warnings {
+		got = append(got, w.File+" "+w.Kind)
+	}
+	sort.Strings(got)
+	if diff := cmp.Diff([]string{"A/Inner/Back " + format.WarnSymlinkLoop, "B " + format.WarnSymlinkLoop}, got); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+// TestWalkTooLargeMessageIsStable: the warning of a note over the limit
+// does not change while the note grows, and the read says the same as the
+// walk.
+func TestWalkTooLargeMessageIsStable(t *testing.T) {
+	root := writeVault(t, map[string]string{"Log.md": strings.Repeat("x", 200)})
+	_, before, err := walkVault(root, &ignoreRules{}, 100)
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(root, "Log.md"), []byte(strings.Repeat("x", 300)), 0o644))
+	_, after, err := walkVault(root, &ignoreRules{}, 100)
+	must(t, err)
+	if len(before) != 1 || !cmp.Equal(before, after) {
+		t.Errorf("warnings before growing %+v, after %+v: want one, the same", before, after)
+	}
+	read := readOne(vaultFile{Path: "Log.md", Abs: filepath.Join(root, "Log.md")}, 100)
+	if read.Warning == nil || *read.Warning != before[0] {
+		t.Errorf("read warning %+v, walk warning %+v: want the same", read.Warning, before[0])
 	}
 }

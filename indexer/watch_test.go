@@ -5,13 +5,20 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/google/go-cmp/cmp"
 
+	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/indexer/vaultgen"
 	"github.com/vaultgraph/vaultgraph/snapshot"
 	"github.com/vaultgraph/vaultgraph/snapshot/embed/embedtest"
@@ -143,23 +150,22 @@ func TestWatchPicksUpEditsAndNewFolders(t *testing.T) {
 }
 
 func TestWatchSkipsWhatTheIndexerSkips(t *testing.T) {
-	root := t.TempDir()
+	root := writeVault(t, map[string]string{"Old/a.md": "a"})
 	ignore, _ := compileIgnore([]string{"Templates/"})
-	ew := &eventWatcher{root: root, ignore: ignore, dirs: map[string]bool{filepath.Join(root, "Old"): true}}
-	opts := Options{}.withDefaults()
+	ew := startEventWatcher(t, root, ignore)
 	for name, want := range map[string]bool{
 		"a.md": true, "Sub/b.MD": true, "image.png": false, ".obsidian/workspace.json": false, ".trash/x.md": false,
 		"Sub/.hidden.md": false, "Templates/t.md": false, "Old": true,
 	} {
-		ev := fsnotify.Event{Name: filepath.Join(root, filepath.FromSlash(name)), Op: fsnotify.Write}
+		ev := fsnotify.Event{Name: filepath.Join(ew.root, filepath.FromSlash(name)), Op: fsnotify.Write}
 		if name == "Old" {
 			ev.Op = fsnotify.Remove
 		}
-		if got := ew.relevant(ev, opts); got != want {
+		if got := ew.relevant(ev); got != want {
 			t.Errorf("relevant(%s) = %v, want %v", name, got, want)
 		}
 	}
-	if ew.relevant(fsnotify.Event{Name: filepath.Join(root, "a.md"), Op: fsnotify.Chmod}, opts) {
+	if ew.relevant(fsnotify.Event{Name: filepath.Join(ew.root, "a.md"), Op: fsnotify.Chmod}) {
 		t.Error("a chmod alone triggered a run")
 	}
 }
@@ -276,4 +282,439 @@ func TestWatchRetriesPendingVectors(t *testing.T) {
 	if dirs := snapshotDirs(t, data); len(dirs) != 2 {
 		t.Errorf("snapshots %v, want the pending one and the filled one", dirs)
 	}
+}
+
+// startEventWatcher watches root (its real path: ew.root) without running
+// the watcher's goroutine: tests read the events themselves (await).
+func startEventWatcher(t *testing.T, root string, ignore *ignoreRules) *eventWatcher {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(root)
+	must(t, err)
+	if ignore == nil {
+		ignore = &ignoreRules{}
+	}
+	ew, err := newEventWatcher(real, ignore, &changeSet{}, slog.New(slog.DiscardHandler))
+	must(t, err)
+	t.Cleanup(func() { ew.w.Close() })
+	return ew
+}
+
+// await handles events as the watcher's goroutine does until one satisfies
+// stop. It returns whether that one was relevant, and the vault paths of
+// the relevant events before it.
+func (ew *eventWatcher) await(t *testing.T, what string, stop func(fsnotify.Event) bool) (relevant bool, before []string) {
+	t.Helper()
+	timeout := time.After(60 * time.Second)
+	for {
+		select {
+		case ev := <-ew.w.Events:
+			rel := ew.relevant(ev)
+			if stop(ev) {
+				return rel, before
+			}
+			if rel {
+				r, _ := filepath.Rel(ew.root, ev.Name)
+				before = append(before, filepath.ToSlash(r)+" "+ev.Op.String())
+			}
+		case err := <-ew.w.Errors:
+			t.Fatalf("waiting for %s: %v", what, err)
+		case <-timeout:
+			t.Fatalf("no event for %s within 60s", what)
+		}
+	}
+}
+
+func (ew *eventWatcher) watched(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, p := range ew.w.WatchList() {
+		r, err := filepath.Rel(ew.root, p)
+		must(t, err)
+		out = append(out, filepath.ToSlash(r))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func named(p string, op fsnotify.Op) func(fsnotify.Event) bool {
+	return func(ev fsnotify.Event) bool { return ev.Name == p && ev.Has(op) }
+}
+
+// TestEventWatcherKeepsWatchingRenamedFolders: after a folder is renamed,
+// again and again, notes written in it and in its subfolders are seen
+// (fsnotify used to drop the new watch along with the old one), and no
+// folder stays watched under an old name.
+func TestEventWatcherKeepsWatchingRenamedFolders(t *testing.T) {
+	ew := startEventWatcher(t, writeVault(t, map[string]string{"Projects/a.md": "a", "Projects/Sub/b.md": "b"}), nil)
+	name := "Projects"
+	for i := range 6 {
+		next := fmt.Sprintf("Work %d", i)
+		must(t, os.Rename(filepath.Join(ew.root, name), filepath.Join(ew.root, next)))
+		if rel, _ := ew.await(t, "the rename", named(filepath.Join(ew.root, next), fsnotify.Create)); !rel {
+			t.Fatalf("rename %d: a folder of notes arriving is no change", i)
+		}
+		name = next
+		for _, dir := range []string{name, name + "/Sub"} {
+			note := filepath.Join(ew.root, filepath.FromSlash(dir), fmt.Sprintf("new %d.md", i))
+			must(t, os.WriteFile(note, []byte("# new\n"), 0o644))
+			if rel, _ := ew.await(t, "a note in "+dir, named(note, fsnotify.Create)); !rel {
+				t.Fatalf("rename %d: a new note in %s is no change", i, dir)
+			}
+		}
+		if diff := cmp.Diff([]string{".", name, name + "/Sub"}, ew.watched(t)); diff != "" {
+			t.Fatalf("rename %d: watched folders (-want +got):\n%s", i, diff)
+		}
+	}
+}
+
+// TestEventWatcherForgetsFoldersMovedAway: a folder moved out of the vault
+// or into .trash is watched no more, nor are its subfolders; edits there
+// are no change to the vault.
+func TestEventWatcherForgetsFoldersMovedAway(t *testing.T) {
+	for _, dest := range []string{"out of the vault", "into .trash"} {
+		t.Run(dest, func(t *testing.T) {
+			ew := startEventWatcher(t, writeVault(t, map[string]string{
+				"Projects/a.md": "a", "Projects/Sub/b.md": "b", "Projects/Sub/Deeper/c.md": "c", "Home.md": "home", ".trash/x.md": "x"}), nil)
+			away := filepath.Join(t.TempDir(), "Projects")
+			if dest == "into .trash" {
+				away = filepath.Join(ew.root, ".trash", "Projects")
+			}
+			must(t, os.Rename(filepath.Join(ew.root, "Projects"), away))
+			if rel, _ := ew.await(t, "the move", named(filepath.Join(ew.root, "Projects"), fsnotify.Rename)); !rel {
+				t.Fatal("a folder of notes leaving is no change")
+			}
+			for _, p := range []string{"a.md", "Sub/b.md", "Sub/Deeper/c.md", "Sub/new.md"} {
+				must(t, os.WriteFile(filepath.Join(away, filepath.FromSlash(p)), []byte("edited away"), 0o644))
+			}
+			must(t, os.RemoveAll(filepath.Join(away, "Sub", "Deeper")))
+			// A note saved in the vault afterwards: every event of the
+			// edits away, if any, comes before its own.
+			home := filepath.Join(ew.root, "Home.md")
+			must(t, os.WriteFile(home, []byte("home, edited"), 0o644))
+			if _, before := ew.await(t, "the edit in the vault", named(home, fsnotify.Write)); len(before) > 0 {
+				t.Errorf("edits to a folder moved %s are changes: %v", dest, before)
+			}
+			if diff := cmp.Diff([]string{"."}, ew.watched(t)); diff != "" {
+				t.Errorf("watched folders (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestEventWatcherNewFoldersWithoutNotes: a new folder is a change only if
+// it brings notes (or symlinks); it is watched either way.
+func TestEventWatcherNewFoldersWithoutNotes(t *testing.T) {
+	ew := startEventWatcher(t, writeVault(t, map[string]string{"Home.md": "home"}), nil)
+	outside := writeVault(t, map[string]string{
+		"Pictures/cat.png": "png", "Pictures/Raw/cat.raw": "raw", "Hidden/.draft.md": "dot file",
+		"Notes/Deep/n.md": "n", "Linked/Sub/pointer": "",
+	})
+	must(t, os.Remove(filepath.Join(outside, "Linked", "Sub", "pointer")))
+	must(t, os.Symlink("../../Home.md", filepath.Join(outside, "Linked", "Sub", "pointer")))
+	for _, tc := range []struct {
+		name string
+		want bool
+	}{{"Empty", false}, {"Pictures", false}, {"Hidden", false}, {"Notes", true}, {"Linked", true}} {
+		p := filepath.Join(ew.root, tc.name)
+		if tc.name == "Empty" {
+			must(t, os.Mkdir(p, 0o755))
+		} else {
+			must(t, os.Rename(filepath.Join(outside, tc.name), p))
+		}
+		if got, _ := ew.await(t, "folder "+tc.name, named(p, fsnotify.Create)); got != tc.want {
+			t.Errorf("new folder %s: relevant = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	note := filepath.Join(ew.root, "Pictures", "Raw", "later.md")
+	must(t, os.WriteFile(note, []byte("later"), 0o644))
+	if got, _ := ew.await(t, "a note in the new folder", named(note, fsnotify.Create)); !got {
+		t.Error("a note written in a new folder is no change")
+	}
+	link := filepath.Join(ew.root, "Empty", "cards")
+	must(t, os.Symlink("../Notes", link))
+	if got, _ := ew.await(t, "a symlink", named(link, fsnotify.Create)); !got {
+		t.Error("a new symlink to a folder is no change")
+	}
+	must(t, os.Remove(link))
+	if got, _ := ew.await(t, "a symlink removed", named(link, fsnotify.Remove)); !got {
+		t.Error("a removed symlink to a folder is no change")
+	}
+}
+
+// TestEventWatcherResync: watches lost without an event (here removed
+// behind the watcher's back) come back after a resync, which reports the
+// folders holding notes; stale ones go.
+func TestEventWatcherResync(t *testing.T) {
+	ew := startEventWatcher(t, writeVault(t, map[string]string{"A/a.md": "a", "B/pic.png": "png", "C/c.md": "c"}), nil)
+	for _, p := range []string{"A", "B"} {
+		must(t, ew.w.Remove(filepath.Join(ew.root, p)))
+	}
+	if ew.resync() != true {
+		t.Error("a folder of notes found unwatched: no change reported")
+	}
+	if _, all := ew.dirty.take(); !all {
+		t.Error("resync found unwatched notes but recorded no change")
+	}
+	if diff := cmp.Diff([]string{".", "A", "B", "C"}, ew.watched(t)); diff != "" {
+		t.Errorf("watched folders after resync (-want +got):\n%s", diff)
+	}
+	must(t, ew.w.Remove(filepath.Join(ew.root, "B")))
+	if ew.resync() {
+		t.Error("a folder without notes found unwatched is a change")
+	}
+	if ew.resync() {
+		t.Error("a resync with every folder watched is a change")
+	}
+	// A folder moved away before its events are handled: the resync that
+	// drops its watch reports the change the events no longer will.
+	must(t, os.Rename(filepath.Join(ew.root, "C"), filepath.Join(t.TempDir(), "C")))
+	if !ew.resync() {
+		t.Error("a watched folder gone: no change reported")
+	}
+	if diff := cmp.Diff([]string{".", "A", "B"}, ew.watched(t)); diff != "" {
+		t.Errorf("watched folders after a folder went (-want +got):\n%s", diff)
+	}
+}
+
+// TestWatchFollowsRenamedFolders: the reviewer's case end to end. After a
+// folder is renamed, a note written in it reaches a snapshot, rename after
+// rename.
+func TestWatchFollowsRenamedFolders(t *testing.T) {
+	vault := writeVault(t, map[string]string{"Projects/a.md": "# a\n", "Projects/Sub/b.md": "# b\n"})
+	w := startWatch(t, Options{Vault: vault, Data: t.TempDir()}, WatchOptions{Debounce: 20 * time.Millisecond})
+	w.waitFor("the first snapshot", func(r *Result) bool { return !r.Unchanged })
+	name := "Projects"
+	for i := range 4 {
+		next := fmt.Sprintf("Work %d", i)
+		must(t, os.Rename(filepath.Join(vault, name), filepath.Join(vault, next)))
+		name = next
+		w.waitFor("the renamed notes", func(r *Result) bool { _, ok := r.Manifest.Notes[name+"/Sub/b.md"]; return ok })
+		fresh := []string{fmt.Sprintf("%s/new %d.md", name, i), fmt.Sprintf("%s/Sub/new %d.md", name, i)}
+		for _, p := range fresh {
+			must(t, os.WriteFile(filepath.Join(vault, filepath.FromSlash(p)), []byte("# new note\n"), 0o644))
+		}
+		w.waitFor("the notes written in the renamed folder", func(r *Result) bool {
+			_, ok1 := r.Manifest.Notes[fresh[0]]
+			_, ok2 := r.Manifest.Notes[fresh[1]]
+			return ok1 && ok2
+		})
+	}
+}
+
+// next returns the next run's result.
+func (w *watching) next(what string) *Result {
+	w.t.Helper()
+	var r *Result
+	w.waitFor(what, func(got *Result) bool { r = got; return true })
+	return r
+}
+
+// untilNote returns the results up to the first whose note rel has the
+// content of the file now.
+func (w *watching) untilNote(vault, rel string) []*Result {
+	w.t.Helper()
+	sum := fileSHA(w.t, filepath.Join(vault, filepath.FromSlash(rel)))
+	var seen []*Result
+	for {
+		r := w.next(rel)
+		seen = append(seen, r)
+		if r.Manifest.Notes[rel].SHA256 == sum {
+			return seen
+		}
+	}
+}
+
+// noUnchanged fails for an Unchanged run among rs: a run that a change to
+// the vault did not call for.
+func noUnchanged(t *testing.T, rs []*Result, after string) {
+	t.Helper()
+	for _, r := range rs {
+		if r.Unchanged {
+			t.Errorf("a run after %s found nothing to do", after)
+		}
+	}
+}
+
+// TestWatchIgnoresFoldersMovedOut: edits to a folder moved out of the
+// vault trigger no run.
+func TestWatchIgnoresFoldersMovedOut(t *testing.T) {
+	vault := writeVault(t, map[string]string{"Projects/a.md": "a", "Projects/Sub/b.md": "b", "Home.md": "home"})
+	w := startWatch(t, Options{Vault: vault, Data: t.TempDir()}, WatchOptions{Debounce: 50 * time.Millisecond})
+	w.waitFor("the first snapshot", func(r *Result) bool { return !r.Unchanged })
+	away := filepath.Join(t.TempDir(), "Projects")
+	must(t, os.Rename(filepath.Join(vault, "Projects"), away))
+	w.waitFor("the move", func(r *Result) bool { _, ok := r.Manifest.Notes["Projects/Sub/b.md"]; return !ok })
+	for _, p := range []string{"a.md", "Sub/b.md", "Sub/c.md"} {
+		must(t, os.WriteFile(filepath.Join(away, filepath.FromSlash(p)), []byte("edited away"), 0o644))
+	}
+	// Give a wrong run time to start before the sentinel edit; on a slow
+	// machine the two may fold into one run, which passes.
+	time.Sleep(300 * time.Millisecond)
+	must(t, os.WriteFile(filepath.Join(vault, "Home.md"), []byte("home, edited"), 0o644))
+	noUnchanged(t, w.untilNote(vault, "Home.md"), "edits out of the vault")
+}
+
+// hookStage calls hook in every run that publishes.
+type hookStage struct{ hook func() }
+
+func (hookStage) Name() string                        { return "hook" }
+func (s hookStage) Run(context.Context, *Build) error { s.hook(); return nil }
+
+// TestWatchSkipsChangesAlreadyIndexed: a save that leaves a note as the
+// last run read it (here during that run, after the run read it) triggers
+// no run; a change made during a run after it read the note triggers one.
+func TestWatchSkipsChangesAlreadyIndexed(t *testing.T) {
+	vault := writeVault(t, map[string]string{"A.md": "a1", "B.md": "b1"})
+	var mu sync.Mutex
+	var during func()
+	hook := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if during != nil {
+			during()
+			during = nil
+		}
+	}
+	w := startWatch(t, Options{Vault: vault, Data: t.TempDir(), Stages: []Stage{hookStage{hook}}}, WatchOptions{Debounce: 50 * time.Millisecond})
+	w.waitFor("the first snapshot", func(r *Result) bool { return !r.Unchanged })
+	write := func(rel, content string) {
+		must(t, os.WriteFile(filepath.Join(vault, rel), []byte(content), 0o644))
+	}
+	set := func(f func()) { mu.Lock(); during = f; mu.Unlock() }
+
+	set(func() { write("B.md", "b1") })
+	write("A.md", "a2")
+	w.untilNote(vault, "A.md")
+	time.Sleep(300 * time.Millisecond) // as in TestWatchIgnoresFoldersMovedOut
+	set(func() { write("B.md", "b2") })
+	write("A.md", "a3")
+	noUnchanged(t, w.untilNote(vault, "A.md"), "a save that changed nothing")
+	w.untilNote(vault, "B.md")
+}
+
+func TestAlreadyIndexed(t *testing.T) {
+	root := writeVault(t, map[string]string{"Same.md": "same", "Edited.md": "new", "Big.md": "0123456789", "New.md": "n"})
+	m := &format.Manifest{
+		Notes: map[string]format.NoteSignature{
+			"Same.md": {SHA256: format.TextHash("same")}, "Edited.md": {SHA256: format.TextHash("old")},
+			"Gone.md": {SHA256: format.TextHash("gone")}, "Big.md": {SHA256: format.TextHash("0123456789")},
+		},
+		Warnings: []format.Warning{{File: "Binary.md", Kind: format.WarnBinary}},
+	}
+	must(t, os.Symlink("Same.md", filepath.Join(root, "Link.md")))
+	for _, tc := range []struct {
+		notes []string
+		want  bool
+	}{
+		{nil, true},
+		{[]string{"Same.md"}, true},
+		{[]string{"Never.md"}, true}, // created and deleted: no note before or after
+		{[]string{"Same.md", "Edited.md"}, false},
+		{[]string{"Gone.md"}, false},
+		{[]string{"New.md"}, false},
+		{[]string{"Binary.md"}, false}, // its warning goes
+		{[]string{"Big.md"}, false},    // over the limit now
+		{[]string{"Link.md"}, false},
+	} {
+		if got := alreadyIndexed(root, m, tc.notes, 5); got != tc.want {
+			t.Errorf("alreadyIndexed(%v) = %v, want %v", tc.notes, got, tc.want)
+		}
+	}
+	if alreadyIndexed(root, nil, nil, 5) {
+		t.Error("no manifest (a failed run): changes already indexed")
+	}
+}
+
+// TestPollSettler: a change seen at a poll waits for polls that find
+// nothing new, or for the cap.
+func TestPollSettler(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		every, debounce time.Duration
+		polls           string // c: the poll found a change, q: it did not
+		want            string // r: run after that poll
+	}{
+		{"one change", time.Second, 500 * time.Millisecond, "qqcqq", "...r."},
+		{"a burst over several polls", time.Second, 500 * time.Millisecond, "ccccqq", "....r."},
+		{"the cap", time.Second, 500 * time.Millisecond, "ccccccccccccq", ".....r.....r."},
+		{"quiet for the debounce", 100 * time.Millisecond, 250 * time.Millisecond, "ccqqcqqqq", ".......r."},
+		{"poll longer than the cap", 30 * time.Second, 500 * time.Millisecond, "cqccccc", ".r.r.r."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newPollSettler(tc.every, tc.debounce)
+			var got strings.Builder
+			for _, c := range tc.polls {
+				if s.poll(c == 'c') {
+					got.WriteByte('r')
+				} else {
+					got.WriteByte('.')
+				}
+			}
+			if got.String() != tc.want {
+				t.Errorf("runs %s, want %s", got.String(), tc.want)
+			}
+		})
+	}
+}
+
+// TestPollerSettlesBursts polls a real vault by hand: saves spread over
+// several polls are one change, reported at the first poll that finds
+// nothing new.
+func TestPollerSettlesBursts(t *testing.T) {
+	root := writeVault(t, map[string]string{"Log.md": "0"})
+	sig, err := statSignature(root, &ignoreRules{}, DefaultMaxNoteBytes)
+	must(t, err)
+	p := &poller{root: root, ignore: &ignoreRules{}, maxBytes: DefaultMaxNoteBytes, log: slog.New(slog.DiscardHandler), last: sig,
+		settle: newPollSettler(time.Second, 500*time.Millisecond), dirty: &changeSet{}}
+	changes := make(chan struct{}, 1)
+	signalled := func() bool {
+		select {
+		case <-changes:
+			return true
+		default:
+			return false
+		}
+	}
+	for i := range 4 {
+		// A new size each time: the signature changes whatever the
+		// clock's resolution.
+		must(t, os.WriteFile(filepath.Join(root, "Log.md"), []byte(strings.Repeat("x", i+2)), 0o644))
+		p.poll(changes)
+		if signalled() {
+			t.Fatalf("a change reported at poll %d while the burst goes on", i+1)
+		}
+	}
+	p.poll(changes)
+	if !signalled() {
+		t.Fatal("no change reported at the first quiet poll")
+	}
+	if _, all := p.dirty.take(); !all {
+		t.Error("a poll recorded no change")
+	}
+	p.poll(changes)
+	if signalled() {
+		t.Error("a change reported twice")
+	}
+}
+
+// TestWatchPollDebouncesBursts: with --poll shorter than the burst and a
+// debounce shorter than the poll, a burst of saves makes fewer snapshots
+// than saves (it made one per poll), and the last save is indexed.
+func TestWatchPollDebouncesBursts(t *testing.T) {
+	vault := writeVault(t, map[string]string{"Log.md": "# log\n"})
+	data := t.TempDir()
+	w := startWatch(t, Options{Vault: vault, Data: data}, WatchOptions{Poll: 100 * time.Millisecond, Debounce: 50 * time.Millisecond})
+	w.waitFor("the first snapshot", func(r *Result) bool { return !r.Unchanged })
+	const saves = 12
+	content := "# log\n"
+	for i := range saves {
+		content += fmt.Sprintf("- entry %d\n", i)
+		must(t, os.WriteFile(filepath.Join(vault, "Log.md"), []byte(content), 0o644))
+		time.Sleep(25 * time.Millisecond)
+	}
+	runs := w.untilNote(vault, "Log.md")
+	if len(runs) >= saves {
+		t.Errorf("%d saves made %d runs, want fewer", saves, len(runs))
+	}
+	t.Logf("%d saves, %d runs, %d snapshots", saves, len(runs), len(snapshotDirs(t, data))-1)
 }
