@@ -162,18 +162,28 @@ func checkDirs(vaultDir, dataDir string) (vault, data string, err error) {
 	if err != nil {
 		return "", "", fmt.Errorf("data path: %w", err)
 	}
+	if err := DataOutsideVault(vault, data); err != nil {
+		return "", "", err
+	}
+	return vault, data, nil
+}
+
+// DataOutsideVault refuses a data directory (which need not exist yet)
+// that is the vault folder or inside it, symlinks resolved: the indexer
+// never writes to the vault. Both paths must be absolute.
+func DataOutsideVault(vault, data string) error {
 	realVault, err := filepath.EvalSymlinks(vault)
 	if err != nil {
-		return "", "", fmt.Errorf("open vault: %w", err)
+		return fmt.Errorf("open vault: %w", err)
 	}
 	realData := data
 	if r, err := filepath.EvalSymlinks(data); err == nil {
 		realData = r
 	}
 	if realData == realVault || strings.HasPrefix(realData, realVault+string(filepath.Separator)) {
-		return "", "", fmt.Errorf("data directory %s is inside the vault %s; put it elsewhere (vaultgraph never writes to the vault)", data, vault)
+		return fmt.Errorf("data directory %s is inside the vault %s; put it elsewhere (vaultgraph never writes to the vault)", data, vault)
 	}
-	return vault, data, nil
+	return nil
 }
 
 // findParent opens the newest good snapshot, if any, and returns the newest

@@ -631,6 +631,11 @@ func TestSchedule(t *testing.T) {
 	if r := vg(t, "schedule", "systemd", "--vault", vault, "--data", data, "--every", "10s"); r.code != 2 {
 		t.Errorf("--every 10s: exit %d %s", r.code, r.stderr)
 	}
+	// A data directory inside the vault, which every run would refuse.
+	if r := vg(t, "schedule", "systemd", "--vault", vault, "--data", filepath.Join(vault, ".vaultgraph")); r.code != 2 ||
+		!strings.Contains(r.stderr, "inside the vault") {
+		t.Errorf("--data inside the vault: exit %d %s", r.code, r.stderr)
+	}
 	// Index options the unit's runs would refuse are refused now, and so
 	// are a watch (it never ends, so the timer never starts it again) and
 	// options the unit sets itself; nothing is written.

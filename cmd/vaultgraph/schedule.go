@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/vaultgraph/vaultgraph/indexer"
 	"github.com/vaultgraph/vaultgraph/indexer/schedule"
 )
 
@@ -82,6 +83,9 @@ func scheduleJob(c *cli.Context) (schedule.Job, error) {
 	data, err := dataFolder(c.String("data"))
 	if err != nil {
 		return j, err
+	}
+	if err := indexer.DataOutsideVault(vault, data); err != nil {
+		return j, usageError(err)
 	}
 	bin := c.String("binary")
 	if bin == "" {
