@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -424,5 +425,29 @@ func TestStatusBeforeTheDataDirectoryExists(t *testing.T) {
 	if status.Status != statusWaiting || !strings.Contains(status.Message, "the data directory does not exist yet; run vaultgraph index --vault VAULT --data "+data) ||
 		!strings.Contains(text, "vaultgraph index creates the directory") {
 		t.Errorf("%+v\n%s", status, text)
+	}
+}
+
+// TestStatusAfterEverySnapshotIsDeleted: when the served snapshot is
+// deleted by hand and no other opens, vault_status says so, not that the
+// first snapshot has yet to be published.
+func TestStatusAfterEverySnapshotIsDeleted(t *testing.T) {
+	data := t.TempDir()
+	if err := index(demoVault, data, false); err != nil {
+		t.Fatal(err)
+	}
+	st := openStore(t, data)
+	served := st.Current()
+	c, _ := connect(t, newServer(t, st, Options{}))
+	if err := os.RemoveAll(filepath.Join(data, "snapshots", served)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var status statusOutput
+	callOK(t, c, toolStatus, nil, &status)
+	if status.Serving || status.Status != statusWaiting || !strings.Contains(status.Message, "snapshot "+served+" was deleted from disk") {
+		t.Errorf("%+v", status)
 	}
 }

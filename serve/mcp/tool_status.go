@@ -195,14 +195,20 @@ type snapshotEdges struct {
 }
 
 // firstSnapshotAdvice says, while no snapshot is served, what publishes
-// one and why earlier ones were not served, if any were rejected.
+// one and why earlier ones were not served: deleted from disk, or
+// rejected.
 func (s *Server) firstSnapshotAdvice() string {
 	data := s.st.DataDir()
 	msg := "run vaultgraph index --vault VAULT --data " + data + " to publish the first snapshot; this server serves it as soon as it appears"
+	st := s.st.Stats()
+	if f := st.LastFallback; f != nil && f.Serving == "" {
+		msg = fmt.Sprintf("snapshot %s was deleted from disk and no other snapshot opens; run vaultgraph index --vault VAULT --data %s "+
+			"to publish one; this server serves it as soon as it appears", f.Deleted, data)
+	}
 	if _, err := os.Stat(data); errors.Is(err, fs.ErrNotExist) {
 		msg = "the data directory does not exist yet; " + msg + " (vaultgraph index creates the directory)"
 	}
-	if st := s.st.Stats(); st.LastRejection != nil {
+	if st.LastRejection != nil {
 		msg += fmt.Sprintf("; %s rejected, the last (%s) because: %s", plural(int(st.Rejected), "snapshot"), st.LastRejection.ID, st.LastRejection.Reason)
 	}
 	return msg
