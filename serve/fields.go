@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/vaultgraph/vaultgraph/snapshot/linkgraph"
 	"github.com/vaultgraph/vaultgraph/snapshot/retrieve"
 )
 
@@ -22,9 +21,9 @@ var fieldHints = map[reflect.Type]map[string]string{
 		"ef":       "the search beam width is the server's setting (vaultgraph serve --ef), not a request field",
 		"efsearch": "the search beam width is the server's setting (vaultgraph serve --ef), not a request field",
 	},
-	reflect.TypeFor[linkgraph.Request](): {
+	reflect.TypeFor[GraphRequest](): {
 		"types": "edgeTypes", "source": "sourcePath", "note": "sourcePath", "path": "sourcePath", "from": "sourcePath",
-		"target": "targetPath", "to": "targetPath", "depth": "maxDepth", "timeout": "timeoutMs",
+		"target": "targetPath", "to": "targetPath", "depth": "maxDepth", "timeout": "timeoutMs", "tags": "tagFilter",
 	},
 	reflect.TypeFor[retrieve.Request](): {
 		"query": "question", "q": "question", "text": "question", "edgetypes": "types", "limit": "k",

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vaultgraph/vaultgraph/snapshot/linkgraph"
 	"github.com/vaultgraph/vaultgraph/snapshot/retrieve"
 )
 
@@ -17,7 +16,7 @@ import (
 var requestTypes = map[string]reflect.Type{
 	"QueryRequest":    reflect.TypeFor[queryRequest](),
 	"SearchRequest":   reflect.TypeFor[searchRequest](),
-	"GraphRequest":    reflect.TypeFor[linkgraph.Request](),
+	"GraphRequest":    reflect.TypeFor[GraphRequest](),
 	"RetrieveRequest": reflect.TypeFor[retrieve.Request](),
 }
 

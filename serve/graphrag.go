@@ -34,7 +34,7 @@ func (s *Server) linkGraph(c *fiber.Ctx, g *linkgraph.Graph, unavailable error) 
 	if g == nil {
 		return componentUnavailable("graph navigation", unavailable)
 	}
-	var req linkgraph.Request
+	var req GraphRequest
 	body, err := decodeBody(c, &req)
 	if err != nil {
 		return err
@@ -49,7 +49,7 @@ func (s *Server) linkGraph(c *fiber.Ctx, g *linkgraph.Graph, unavailable error) 
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.QueryTimeout)
 	defer cancel()
-	res, err := g.Do(ctx, req)
+	res, err := g.Do(ctx, req.Request)
 	if err != nil {
 		return graphError(ctx, err)
 	}

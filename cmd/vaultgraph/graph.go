@@ -64,7 +64,8 @@ func graphQueryFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "follow-forward-links", Value: true, Usage: "follow links out of a note"},
 		&cli.BoolFlag{Name: "follow-tags", Usage: "also connect notes that share a tag"},
 		&cli.BoolFlag{Name: "include-unresolved", Usage: "let walks visit links to missing notes"},
-		&cli.StringSliceFlag{Name: "edge-types", Usage: "follow only these edge types: depends_on,leads (links_to and embeds are the plain ones)"},
+		&cli.StringSliceFlag{Name: "edge-types", Usage: "follow only these edge types: depends_on,leads (link and embed are the plain ones)"},
+		&cli.StringSliceFlag{Name: "tag-filter", Usage: "keep only notes with one of these tags: project,#review"},
 		&cli.StringFlag{Name: "file-filter", Usage: "regular expression a note's path must match"},
 		&cli.StringFlag{Name: "folder-filter", Usage: "folder a note must be in"},
 		&cli.BoolFlag{Name: "all", Usage: "path: every simple path up to --max-depth hops, not only the shortest"},
@@ -86,7 +87,7 @@ func runGraph(c *cli.Context, action string) error {
 		MaxDepth: c.Int("max-depth"), MaxNodes: c.Int("max-nodes"), MaxEdges: c.Int("max-edges"),
 		FollowBacklinks: &back, FollowForwardLinks: &fwd, FollowTags: c.Bool("follow-tags"),
 		IncludeUnresolved: c.Bool("include-unresolved"), EdgeTypes: c.StringSlice("edge-types"),
-		FileFilter: c.String("file-filter"), FolderFilter: c.String("folder-filter"),
+		FileFilter: c.String("file-filter"), FolderFilter: c.String("folder-filter"), TagFilter: c.StringSlice("tag-filter"),
 		All: c.Bool("all"), MaxPaths: c.Int("max-paths"), TimeoutMS: int(c.Duration("timeout").Milliseconds()),
 	}
 	entry, err := readRef(logger(c), c.String("data"), c.String("snapshot"))

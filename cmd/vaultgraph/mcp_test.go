@@ -173,20 +173,20 @@ func checkDemoOverMCP(t *testing.T, tr mcpTransport) {
 		call("cypher_query", map[string]any{"query": "MATCH (p:Person)-[c:contributes]->(proj:Project) WHERE c.hours >= 100 RETURN p.title, c.hours, proj.title"}),
 		call("vector_search", map[string]any{"query": "Acme funds"}),
 		call("graphrag_retrieve", map[string]any{"question": "What does the Search project depend on, and who works on it?"}),
-		call("graph_traverse", map[string]any{"sourcePath": "Search", "maxDepth": 1, "edgeTypes": []string{"depends_on", "funds"}}),
-		call("graph_neighbors", map[string]any{"sourcePath": "People/Dave.md", "edgeTypes": []string{"works_at"}}),
-		call("graph_path", map[string]any{"sourcePath": "Mallory", "targetPath": "Projects/Crawler.md", "edgeTypes": []string{"distrusts", "leads", "depends_on"}}),
-		call("graph_statistics", nil),
-		call("graph_backlinks", map[string]any{"sourcePath": "Search"}),
-		call("graph_forwardlinks", map[string]any{"sourcePath": "Search", "edgeTypes": []string{"depends_on"}}),
+		call("graph", map[string]any{"action": "traverse", "sourcePath": "Search", "maxDepth": 1, "edgeTypes": []string{"depends_on", "funds"}}),
+		call("graph", map[string]any{"action": "neighbors", "sourcePath": "People/Dave.md", "edgeTypes": []string{"works_at"}}),
+		call("graph", map[string]any{"action": "path", "sourcePath": "Mallory", "targetPath": "Projects/Crawler.md", "edgeTypes": []string{"distrusts", "leads", "depends_on"}}),
+		call("graph", map[string]any{"action": "statistics"}),
+		call("graph", map[string]any{"action": "backlinks", "sourcePath": "Search"}),
+		call("graph", map[string]any{"action": "forwardlinks", "sourcePath": "Search", "edgeTypes": []string{"depends_on"}}),
 		call("read_note", map[string]any{"path": "People/Alice.md"}),
 		// Invalid arguments and problems an agent can fix: tool errors.
 		call("cypher_query", map[string]any{"query": "MATCH (p:Person RETURN p"}),
 		call("cypher_query", map[string]any{"query": "MATCH (n) DETACH DELETE n"}),
 		call("vector_search", map[string]any{"query": "x", "target": "pages"}),
 		call("graphrag_retrieve", map[string]any{"question": "x", "depth": 9}),
-		call("graph_neighbors", map[string]any{"sourcePath": "Kickoff"}),
-		call("graph_path", map[string]any{"sourcePath": "Alice"}),
+		call("graph", map[string]any{"action": "neighbors", "sourcePath": "Kickoff"}),
+		call("graph", map[string]any{"action": "path", "sourcePath": "Alice"}),
 		call("read_note", map[string]any{"path": "Nobody At All"}),
 		call("read_note", map[string]any{"paht": "People/Alice.md"}),
 		// Protocol errors.
@@ -234,8 +234,7 @@ func checkDemoOverMCP(t *testing.T, tr mcpTransport) {
 		}
 	}
 	slices.Sort(names)
-	if want := []string{"cypher_query", "graph_backlinks", "graph_forwardlinks", "graph_neighbors", "graph_path", "graph_statistics",
-		"graph_traverse", "graphrag_retrieve", "read_note", "vault_status", "vector_search"}; !slices.Equal(names, want) {
+	if want := []string{"cypher_query", "graph", "graphrag_retrieve", "read_note", "vault_status", "vector_search"}; !slices.Equal(names, want) {
 		t.Errorf("tools %v", names)
 	}
 
@@ -246,7 +245,7 @@ func checkDemoOverMCP(t *testing.T, tr mcpTransport) {
 	}
 	callOutcome(t, next(), &status)
 	snap := status.Snapshot
-	if status.Counts.Notes != 31 || len(status.Tools) != 11 || snap == "" {
+	if status.Counts.Notes != 31 || len(status.Tools) != 6 || snap == "" {
 		t.Errorf("vault_status %+v", status)
 	}
 	named := func(what, text string, structured string) {
@@ -572,7 +571,7 @@ func TestMCPCallsDuringSwap(t *testing.T) {
 					{"name": "vault_status"},
 					{"name": "read_note", "arguments": map[string]any{"path": "People/Bob.md"}},
 					{"name": "vector_search", "arguments": map[string]any{"query": "Acme funds", "k": 3}},
-					{"name": "graph_backlinks", "arguments": map[string]any{"sourcePath": "Search"}},
+					{"name": "graph", "arguments": map[string]any{"action": "backlinks", "sourcePath": "Search"}},
 				}},
 				{"op": "listTools"},
 			}

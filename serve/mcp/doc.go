@@ -12,12 +12,10 @@
 //	cypher_query        openCypher over the snapshot's graph (package graphdb)
 //	vector_search       notes, chunks or edges by meaning, with citations (package search)
 //	graphrag_retrieve   GraphRAG: seeds by meaning and words, then typed edges (package retrieve)
-//	graph_traverse      breadth-first walk from a note (package linkgraph)
-//	graph_neighbors     a note's direct links, both directions, with types
-//	graph_path          shortest (or all) paths between two notes
-//	graph_statistics    link statistics of a note, or of the whole vault
-//	graph_backlinks     notes linking to a note
-//	graph_forwardlinks  notes a note links to
+//	graph               the obsidian-mcp-plugin's graph tool (package linkgraph):
+//	                    action traverse, neighbors, path, statistics,
+//	                    backlinks or forwardlinks, with the plugin's
+//	                    parameters and answer shapes plus typed-edge filters
 //	read_note           a note's text, metadata and edges
 //	vault_status        which snapshot, how fresh, which embedder, counts, graph schema
 //

@@ -230,7 +230,7 @@ func TestToolsFollowTheSnapshot(t *testing.T) {
 	if _, err := st.Refresh(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	bare := []string{toolBacklinks, toolForwardlinks, toolNeighbors, toolPath, toolStatistics, toolTraverse, toolReadNote, toolStatus}
+	bare := []string{toolGraph, toolReadNote, toolStatus}
 	slices.Sort(bare)
 	if names := toolNamesOf(t, c); !slices.Equal(names, bare) {
 		t.Errorf("tools of a snapshot without vectors and graph: %v", names)
@@ -257,7 +257,7 @@ func TestToolsFollowTheSnapshot(t *testing.T) {
 	defer cancel()
 	go s.Watch(ctx)
 	waitFor(t, "tools list_changed after the swap", func() bool { return notes.has(string(mcp.MethodNotificationToolsListChanged)) })
-	if names := toolNamesOf(t, c); len(names) != 11 {
+	if names := toolNamesOf(t, c); len(names) != 6 {
 		t.Errorf("tools after the swap: %v", names)
 	}
 	var out cypherOutput

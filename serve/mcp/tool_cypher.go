@@ -53,7 +53,7 @@ func (s *Server) cypherTool() *tool {
 		mcp.WithDescription(`Run a read-only openCypher query over the vault's graph and get typed columns and rows.
 Use it for exact, structural questions: filters and aggregations over typed links and properties ("who contributes more than 100 hours to which project", "which papers cite the most-cited paper", counts, sums, multi-hop patterns).
 The graph: every note is a node with properties path, title, folder, tags, aliases, stub, modified, size plus its frontmatter and inline fields; its labels are its frontmatter type(s) (:Person, :Project). Typed links are relationships named as written ([:depends_on], [:contributes] with their properties, e.g. c.hours); backquote names with spaces or keywords ([:`+"`mentored by`"+`]); plain links are [:links_to], embeds [:embeds]. id(n) is the note's path. Call vault_status for this snapshot's labels, relationship types and property names, or CALL db.labels() / db.relationshipTypes() / db.propertyKeys().
-Do not use it to find notes by topic or wording (use vector_search or graphrag_retrieve) or to walk plain links (use the graph_* tools). Writes are refused. Rows are capped by max_rows and by size; the result says when it was cut.`),
+Do not use it to find notes by topic or wording (use vector_search or graphrag_retrieve) or to walk plain links (use the graph tool). Writes are refused. Rows are capped by max_rows and by size; the result says when it was cut.`),
 		readOnly("Cypher query"),
 		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQueryBytes),
 			mcp.Description("The openCypher query, e.g. MATCH (p:Person)-[c:contributes]->(proj:Project) WHERE c.hours >= 100 RETURN p.title, c.hours, proj.title")),

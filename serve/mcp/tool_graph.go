@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -13,38 +14,17 @@ import (
 	"github.com/vaultgraph/vaultgraph/snapshot/linkgraph"
 )
 
-// Bounds of the graph tools, lower than the library's: an agent reads
+// Bounds of the graph tool, lower than the library's: an agent reads
 // every node and edge of the answer.
 const (
-	maxGraphNodes    = 1000
-	maxGraphEdges    = 5000
-	defaultListNodes = 100
-	maxGraphPaths    = 100
-	maxStatsTop      = 500
+	maxGraphNodes     = 1000
+	maxGraphEdges     = 5000
+	defaultGraphNodes = linkgraph.DefaultMaxNodes
+	defaultGraphEdges = 200
+	maxGraphPaths     = 100
 )
 
-// graphArgs are the arguments of every graph tool, in the
-// obsidian-mcp-plugin graph tool's names; each tool's schema admits the
-// ones it uses.
-type graphArgs struct {
-	SourcePath         string   `json:"sourcePath"`
-	TargetPath         string   `json:"targetPath"`
-	MaxDepth           int      `json:"maxDepth"`
-	MaxNodes           int      `json:"maxNodes"`
-	MaxEdges           int      `json:"maxEdges"`
-	MaxPaths           int      `json:"maxPaths"`
-	FollowBacklinks    *bool    `json:"followBacklinks"`
-	FollowForwardLinks *bool    `json:"followForwardLinks"`
-	FollowTags         bool     `json:"followTags"`
-	IncludeUnresolved  bool     `json:"includeUnresolved"`
-	FileFilter         string   `json:"fileFilter"`
-	FolderFilter       string   `json:"folderFilter"`
-	EdgeTypes          []string `json:"edgeTypes"`
-	All                bool     `json:"all"`
-	TimeoutMS          int      `json:"timeoutMs"`
-}
-
-// graphOutput is the structured content of the graph tools:
+// graphOutput is the structured content of the graph tool:
 // linkgraph.Response (the obsidian-mcp-plugin's shapes plus typed-edge
 // fields) with edge properties as objects.
 type graphOutput struct {
@@ -54,9 +34,9 @@ type graphOutput struct {
 	TargetPath string           `json:"targetPath,omitempty"`
 	Nodes      []linkgraph.Node `json:"nodes,omitempty"`
 	Edges      []graphEdge      `json:"edges,omitempty"`
-	// Found says, for graph_path, whether the notes are connected; Paths
-	// are lists of note paths, shortest first, and PathEdges the edges of
-	// each hop of each path.
+	// Found says, for path, whether the notes are connected; Paths are
+	// lists of note paths, shortest first, and PathEdges the edges of each
+	// hop of each path.
 	Found           *bool                      `json:"found,omitempty"`
 	Paths           [][]string                 `json:"paths,omitempty"`
 	PathEdges       [][]graphEdge              `json:"pathEdges,omitempty"`
@@ -86,6 +66,15 @@ type graphEdge struct {
 	Tags       []string       `json:"tags,omitempty"`
 }
 
+// graphOutputSchema is the graph tool's output schema: the top-level
+// fields only, so that tools/list stays short; the shapes of nodes and
+// edges are in the description.
+const graphOutputSchema = `{"type":"object","required":["operation","snapshot","graphStats","truncated","message"],"properties":{` +
+	`"operation":{"type":"string"},"snapshot":{"type":"string"},"nodes":{"type":"array"},"edges":{"type":"array"},` +
+	`"paths":{"type":"array"},"pathEdges":{"type":"array"},"found":{"type":"boolean"},"statistics":{"type":"object"},` +
+	`"vaultStatistics":{"type":"object"},"graphStats":{"type":"object"},"truncated":{"type":"boolean"},` +
+	`"stopped":{"type":"string"},"message":{"type":"string"},"notice":{"type":"string"}}}`
+
 func graphNeeds(snap *store.Snapshot) error {
 	if snap.Links == nil {
 		return fmt.Errorf("the snapshot's link graph is not loaded")
@@ -93,99 +82,55 @@ func graphNeeds(snap *store.Snapshot) error {
 	return nil
 }
 
-// graphTool defines one graph tool over action.
-func (s *Server) graphTool(name, action, title, description string, opts ...mcp.ToolOption) *tool {
-	opts = append([]mcp.ToolOption{mcp.WithDescription(description), readOnly(title)}, opts...)
-	opts = append(opts, mcp.WithOutputSchema[graphOutput]())
-	return &tool{def: mcp.NewTool(name, opts...), needs: graphNeeds,
-		run: func(ctx context.Context, snap *store.Snapshot, req mcp.CallToolRequest) (*answer, error) {
-			return s.runGraph(ctx, snap, req, action)
-		}}
-}
-
-const graphShapes = ` Answers in the obsidian-mcp-plugin graph tool's shapes: nodes (path, title, tags, labels, links {forward, backward, total}, depth), edges (source, target, type, count, and for typed edges sign, properties, sentence).`
-
-func (s *Server) traverseTool() *tool {
-	opts := []mcp.ToolOption{sourcePathArg(),
-		mcp.WithInteger("maxDepth", mcp.Min(1), mcp.Max(linkgraph.MaxDepthLimit), mcp.DefaultNumber(linkgraph.DefaultMaxDepth), mcp.Description("Hops to walk.")),
-		mcp.WithInteger("maxNodes", mcp.Min(1), mcp.Max(maxGraphNodes), mcp.DefaultNumber(linkgraph.DefaultMaxNodes), mcp.Description("Most notes to visit.")),
-		mcp.WithInteger("maxEdges", mcp.Min(1), mcp.Max(maxGraphEdges), mcp.DefaultNumber(linkgraph.DefaultMaxEdges), mcp.Description("Most edges to return.")),
-		tagsArg(), unresolvedArg(), edgeTypesArg()}
-	opts = append(opts, directionArgs()...)
-	opts = append(opts, filterArgs()...)
-	return s.graphTool(toolTraverse, linkgraph.ActionTraverse, "Traverse the link graph",
-		`Walk the vault's link graph breadth-first from a note, as Obsidian's local graph view does: the notes within maxDepth hops (plain links, embeds and typed edges, both directions by default) and the edges among them, with each note's depth.
-Use it to explore a note's neighbourhood several hops out, optionally along some edge types only (edgeTypes ["depends_on"]) or within a folder. For direct links only use graph_neighbors; for how two notes connect use graph_path; to answer a question in words use graphrag_retrieve.`+graphShapes, opts...)
-}
-
-func (s *Server) neighborsTool() *tool {
-	opts := []mcp.ToolOption{sourcePathArg(), tagsArg(), edgeTypesArg(), listNodesArg()}
-	opts = append(opts, directionArgs()...)
-	opts = append(opts, filterArgs()...)
-	return s.graphTool(toolNeighbors, linkgraph.ActionNeighbors, "Direct neighbours",
-		`List a note's direct links in both directions with their types: the notes it links to and that link to it, typed neighbours first, links to missing notes as stubs.
-Use it to see what a note is connected to and how (works_at, depends_on, links_to ...). For one direction only use graph_backlinks or graph_forwardlinks; for several hops graph_traverse; for the note's text read_note.`+graphShapes, opts...)
-}
-
-func (s *Server) pathTool() *tool {
-	opts := []mcp.ToolOption{sourcePathArg(),
-		mcp.WithString("targetPath", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(4096), mcp.Description(noteName)),
-		mcp.WithBoolean("all", mcp.DefaultBool(false), mcp.Description("Every simple path up to maxDepth hops, shortest first, instead of one shortest path.")),
+// graphTool is the obsidian-mcp-plugin's graph tool: one tool, the
+// action says what to do.
+func (s *Server) graphTool() *tool {
+	note := func(what string) string {
+		return what + ": a vault path (People/Alice.md, .md optional), title or alias; an ambiguous name is an error listing the candidates."
+	}
+	opts := []mcp.ToolOption{
+		mcp.WithDescription(`Walk the vault's link graph (plain links, embeds and typed edges) from a note you know, as the obsidian-mcp-plugin's graph tool does, with the same parameters and answer shapes. Actions: neighbors (a note's direct links both ways; start here), traverse (breadth-first up to maxDepth hops), path (how two notes connect: sourcePath to targetPath), statistics (a note's link counts; without sourcePath the whole vault's hubs, orphans and missing notes), backlinks (notes linking to it), forwardlinks (notes it links to).
+Answers: nodes {path, title, type file|stub, tags, labels, links {forward, backward, total}, depth}; edges {source, target, type (link, embed, tag or the typed edge's name), count, and for typed edges sign, properties, sentence}; paths (lists of note paths) with pathEdges; graphStats; message; truncated when a bound cut it. edgeTypes keeps only some edge types (["depends_on"], ["link"]). For a question in words use graphrag_retrieve; for exact filters cypher_query; for a note's text read_note.`),
+		readOnly("Link graph"),
+		mcp.WithString("action", mcp.Required(), mcp.Enum(linkgraph.Actions...), mcp.Description("What to do.")),
+		mcp.WithString("sourcePath", mcp.MaxLength(4096), mcp.Description(note("The starting note (every action but vault-wide statistics)"))),
+		mcp.WithString("targetPath", mcp.MaxLength(4096), mcp.Description(note("The note path leads to"))),
 		mcp.WithInteger("maxDepth", mcp.Min(1), mcp.Max(linkgraph.MaxDepthLimit),
-			mcp.Description("Longest path in hops (default: unlimited for the shortest path, 3 with all).")),
-		mcp.WithInteger("maxPaths", mcp.Min(1), mcp.Max(maxGraphPaths), mcp.DefaultNumber(linkgraph.DefaultMaxPaths), mcp.Description("Most paths with all.")),
+			mcp.Description("Hops to walk (traverse, default 3); for path the longest path (default: any length; with all, 3).")),
+		mcp.WithInteger("maxNodes", mcp.Min(1), mcp.Max(maxGraphNodes), mcp.DefaultNumber(defaultGraphNodes),
+			mcp.Description("Most notes to return; the rest are counted in graphStats and the answer marked truncated.")),
+		mcp.WithInteger("maxEdges", mcp.Min(1), mcp.Max(maxGraphEdges), mcp.DefaultNumber(defaultGraphEdges), mcp.Description("Most edges to return.")),
+		mcp.WithBoolean("followBacklinks", mcp.DefaultBool(true), mcp.Description("Follow links that point to a note.")),
+		mcp.WithBoolean("followForwardLinks", mcp.DefaultBool(true), mcp.Description("Follow links a note makes.")),
+		mcp.WithBoolean("followTags", mcp.DefaultBool(false), mcp.Description("Also connect notes that share a tag (edges of type tag).")),
+		mcp.WithBoolean("includeUnresolved", mcp.DefaultBool(false), mcp.Description("Also step onto links to missing notes (type stub).")),
+		mcp.WithString("fileFilter", mcp.MaxLength(1000), mcp.Description("Keep only notes whose path matches this regular expression (RE2, ^Projects/).")),
+		mcp.WithString("folderFilter", mcp.MaxLength(1000), mcp.Description("Keep only notes in this folder or below (People).")),
+		mcp.WithArray("tagFilter", mcp.WithStringItems(mcp.MinLength(1)), mcp.MaxItems(100), mcp.Description("Keep only notes with one of these tags (#project or project; nested tags count).")),
+		mcp.WithArray("edgeTypes", mcp.WithStringItems(mcp.MinLength(1)), mcp.MaxItems(100),
+			mcp.Description("Follow only these edge types: a typed edge's name as written (works_at), link for plain links, embed for embeds. Case-insensitive.")),
+		mcp.WithBoolean("all", mcp.DefaultBool(false), mcp.Description("path: every simple path up to maxDepth hops, shortest first, not one shortest path.")),
+		mcp.WithInteger("maxPaths", mcp.Min(1), mcp.Max(maxGraphPaths), mcp.DefaultNumber(linkgraph.DefaultMaxPaths), mcp.Description("path with all: most paths.")),
 		mcp.WithInteger("timeoutMs", mcp.Min(1), mcp.Max(int(linkgraph.MaxTimeoutLimit.Milliseconds())),
-			mcp.DefaultNumber(int(linkgraph.DefaultTimeout.Milliseconds())), mcp.Description("Time bound of the search with all, in milliseconds.")),
-		unresolvedArg(), edgeTypesArg()}
-	opts = append(opts, directionArgs()...)
-	opts = append(opts, filterArgs()...)
-	return s.graphTool(toolPath, linkgraph.ActionPath, "Paths between notes",
-		`Find how two notes are connected: the shortest path of links between them (both directions by default, as in Obsidian's graph view), or with all every simple path up to maxDepth hops. Paths are lists of note paths; pathEdges gives the edges of each hop with their types and properties.
-Use it for "how is X related to Y". Restrict edgeTypes to follow only meaningful typed links (e.g. ["leads", "depends_on"]). Says when it stopped early.`+graphShapes, opts...)
+			mcp.DefaultNumber(int(linkgraph.DefaultTimeout.Milliseconds())), mcp.Description("path with all: time bound in milliseconds.")),
+		mcp.WithBoolean("raw", mcp.DefaultBool(false), mcp.Description("Text content as the JSON of the answer instead of a compact listing.")),
+		mcp.WithString("operation", mcp.Enum("graph"), mcp.Description("Accepted as the plugin's examples write it; ignored.")),
+		mcp.WithRawOutputSchema(json.RawMessage(graphOutputSchema)),
+	}
+	return &tool{def: mcp.NewTool(toolGraph, opts...), needs: graphNeeds, run: s.runGraph}
 }
 
-func (s *Server) statisticsTool() *tool {
-	return s.graphTool(toolStatistics, linkgraph.ActionStatistics, "Link statistics",
-		`Link statistics. With sourcePath: one note's in-degree, out-degree, total, unresolved links, tags, labels and per-type edge counts. Without it: the whole vault's counts, most linked notes, orphans (no links at all) and unresolved link targets (missing notes).
-Use it to find hubs, orphans and missing notes, or to size a note's connections before listing them. For the snapshot's counts and schema use vault_status.`,
-		mcp.WithString("sourcePath", mcp.MaxLength(4096), mcp.Description(noteName+" Leave it out for vault-wide statistics.")),
-		mcp.WithInteger("maxNodes", mcp.Min(1), mcp.Max(maxStatsTop), mcp.DefaultNumber(linkgraph.DefaultTopN),
-			mcp.Description("Length of the vault-wide lists (most linked, orphans, unresolved).")))
-}
-
-func (s *Server) backlinksTool() *tool {
-	opts := append([]mcp.ToolOption{sourcePathArg(), edgeTypesArg(), listNodesArg()}, filterArgs()...)
-	return s.graphTool(toolBacklinks, linkgraph.ActionBacklinks, "Backlinks",
-		`List the notes that link to a note, and the edges from each (plain links with their count, typed edges with type, sign, properties and sentence), as Obsidian's backlinks pane.
-Use it for "who/what refers to X", e.g. edgeTypes ["contributes"] for a project's contributors. For outgoing links use graph_forwardlinks; for both graph_neighbors.`+graphShapes, opts...)
-}
-
-func (s *Server) forwardlinksTool() *tool {
-	opts := append([]mcp.ToolOption{sourcePathArg(), edgeTypesArg(), listNodesArg()}, filterArgs()...)
-	return s.graphTool(toolForwardlinks, linkgraph.ActionForwardlinks, "Forward links",
-		`List the notes (and missing notes, as stubs) a note links to, and the edges to each.
-Use it for "what does X refer to / depend on", e.g. edgeTypes ["depends_on"]. For incoming links use graph_backlinks; for both graph_neighbors.`+graphShapes, opts...)
-}
-
-func listNodesArg() mcp.ToolOption {
-	return mcp.WithInteger("maxNodes", mcp.Min(1), mcp.Max(maxGraphNodes), mcp.DefaultNumber(defaultListNodes),
-		mcp.Description("Most notes to list; the rest are counted in graphStats and the result marked truncated."))
-}
-
-func (s *Server) runGraph(ctx context.Context, snap *store.Snapshot, req mcp.CallToolRequest, action string) (*answer, error) {
-	var a graphArgs
+func (s *Server) runGraph(ctx context.Context, snap *store.Snapshot, req mcp.CallToolRequest) (*answer, error) {
+	var a serve.GraphRequest
 	if err := bind(req, &a); err != nil {
 		return nil, err
 	}
-	r := linkgraph.Request{Action: action, SourcePath: a.SourcePath, TargetPath: a.TargetPath, MaxDepth: a.MaxDepth,
-		MaxNodes: a.MaxNodes, MaxEdges: a.MaxEdges, MaxPaths: a.MaxPaths, FollowBacklinks: a.FollowBacklinks,
-		FollowForwardLinks: a.FollowForwardLinks, FollowTags: a.FollowTags, IncludeUnresolved: a.IncludeUnresolved,
-		FileFilter: a.FileFilter, FolderFilter: a.FolderFilter, EdgeTypes: a.EdgeTypes, All: a.All, TimeoutMS: a.TimeoutMS}
-	switch action {
-	case linkgraph.ActionNeighbors, linkgraph.ActionBacklinks, linkgraph.ActionForwardlinks:
-		if r.MaxNodes == 0 {
-			r.MaxNodes = defaultListNodes
-		}
+	r := a.Request
+	if r.MaxNodes == 0 {
+		r.MaxNodes = defaultGraphNodes
+	}
+	if r.MaxEdges == 0 {
+		r.MaxEdges = defaultGraphEdges
 	}
 	res, err := snap.Links.Do(ctx, r)
 	if err != nil {
@@ -204,7 +149,14 @@ func (s *Server) runGraph(ctx context.Context, snap *store.Snapshot, req mcp.Cal
 		}
 		return cut
 	}
-	return &answer{out: out, shrink: shrink, text: func() string { return graphText(out) }}, nil
+	text := func() string { return graphText(out) }
+	if a.Raw {
+		text = func() string {
+			b, _ := marshal(out)
+			return string(b)
+		}
+	}
+	return &answer{out: out, shrink: shrink, text: text}, nil
 }
 
 func graphOutputOf(snapshot string, r *linkgraph.Response) *graphOutput {

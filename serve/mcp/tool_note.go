@@ -19,7 +19,7 @@ const (
 	defaultNoteBytes = 32 << 10
 	maxNoteBytes     = 256 << 10
 	// maxNoteEdges bounds each of a note's edge lists; a hub's thousands
-	// of backlinks are graph_backlinks' job.
+	// of backlinks are the graph tool's job.
 	maxNoteEdges = 200
 	// maxTextEdges bounds the edges shown in the text rendering.
 	maxTextEdges = 40
@@ -85,7 +85,7 @@ type noteEdge struct {
 func (s *Server) readNoteTool() *tool {
 	def := mcp.NewTool(toolReadNote,
 		mcp.WithDescription(`Read one note from the snapshot: its markdown text (paged by bytes for long notes), title, labels, tags, aliases, frontmatter and inline properties, headings with lines, and its typed and plain links in both directions.
-Use it once you know which note you need (from vector_search, graphrag_retrieve, the graph_* tools or a query) to read it in full and cite it. Name the note by path, title or alias; an ambiguous name lists the candidates. To find notes you cannot name use vector_search; for a note's links beyond the first 200 use graph_backlinks / graph_forwardlinks.`),
+Use it once you know which note you need (from vector_search, graphrag_retrieve, the graph tool or a query) to read it in full and cite it. Name the note by path, title or alias; an ambiguous name lists the candidates. To find notes you cannot name use vector_search; for a note's links beyond the first 200 use the graph tool (action backlinks or forwardlinks).`),
 		readOnly("Read a note"),
 		mcp.WithString("path", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(4096), mcp.Description(noteName)),
 		mcp.WithInteger("offset", mcp.Min(0), mcp.DefaultNumber(0),

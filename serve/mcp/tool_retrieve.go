@@ -62,7 +62,7 @@ func (s *Server) retrieveTool() *tool {
 	def := mcp.NewTool(toolRetrieve,
 		mcp.WithDescription(`Answer a question from the vault with GraphRAG: passages found by meaning and by words (BM25), then the typed links around them followed outward, so connected facts come along even when the question does not mention them (who leads, depends on, funds, works at ...).
 Returns the best passages (hits, then neighbours by distance) with path, heading, line, score, role and hops; the typed edges connecting the returned notes with their properties and sentences; and the notes involved. Cite passages by path and line.
-Use it first for natural-language questions about the vault ("What does the Search project depend on, and who works on it?"). Use vector_search for a plain ranked list of matches, cypher_query for exact filters and aggregations, read_note to read a whole note, graph_* to walk links from a known note.`),
+Use it first for natural-language questions about the vault ("What does the Search project depend on, and who works on it?"). Use vector_search for a plain ranked list of matches, cypher_query for exact filters and aggregations, read_note to read a whole note, graph to walk links from a known note.`),
 		readOnly("GraphRAG retrieval"),
 		mcp.WithString("question", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(4096), mcp.Description("The question, in words.")),
 		mcp.WithInteger("k", mcp.Min(1), mcp.Max(min(retrieve.MaxK, s.opts.MaxK)), mcp.DefaultNumber(retrieve.DefaultK),

@@ -16,8 +16,7 @@ func TestToolsListedWithSchemasAndAnnotations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{toolCypher, toolSearch, toolRetrieve, toolTraverse, toolNeighbors, toolPath, toolStatistics,
-		toolBacklinks, toolForwardlinks, toolReadNote, toolStatus}
+	want := []string{toolCypher, toolSearch, toolRetrieve, toolGraph, toolReadNote, toolStatus}
 	var names []string
 	for _, tl := range res.Tools {
 		names = append(names, tl.Name)
@@ -121,9 +120,9 @@ func TestToolsAnswerFromTheDemoVault(t *testing.T) {
 		}
 	})
 
-	t.Run("graph_traverse", func(t *testing.T) {
+	t.Run("graph traverse", func(t *testing.T) {
 		var out graphOutput
-		callOK(t, c, toolTraverse, map[string]any{"sourcePath": "Search", "maxDepth": 1, "edgeTypes": []string{"depends_on", "funds"}}, &out)
+		callOK(t, c, toolGraph, map[string]any{"action": "traverse", "sourcePath": "Search", "maxDepth": 1, "edgeTypes": []string{"depends_on", "funds"}}, &out)
 		var paths []string
 		for _, n := range out.Nodes {
 			paths = append(paths, n.Path)
@@ -134,21 +133,21 @@ func TestToolsAnswerFromTheDemoVault(t *testing.T) {
 		}
 	})
 
-	t.Run("graph_neighbors", func(t *testing.T) {
+	t.Run("graph neighbors", func(t *testing.T) {
 		var out graphOutput
-		text := callOK(t, c, toolNeighbors, map[string]any{"sourcePath": "People/Dave.md", "edgeTypes": []string{"works_at"}}, &out)
+		text := callOK(t, c, toolGraph, map[string]any{"action": "neighbors", "sourcePath": "People/Dave.md", "edgeTypes": []string{"works_at"}}, &out)
 		if len(out.Nodes) != 3 || !strings.Contains(text, "People/Dave.md -[works_at]-> Companies/Initech.md") {
 			t.Errorf("Dave's employers:\n%s", text)
 		}
-		msg := callErr(t, c, toolNeighbors, map[string]any{"sourcePath": "Kickoff"})
+		msg := callErr(t, c, toolGraph, map[string]any{"action": "neighbors", "sourcePath": "Kickoff"})
 		if !strings.Contains(msg, "ambiguous") || !strings.Contains(msg, "Journal/Kickoff.md, Meetings/2024/Kickoff.md") {
 			t.Errorf("ambiguous name: %s", msg)
 		}
 	})
 
-	t.Run("graph_path", func(t *testing.T) {
+	t.Run("graph path", func(t *testing.T) {
 		var out graphOutput
-		text := callOK(t, c, toolPath, map[string]any{"sourcePath": "Mallory", "targetPath": "Projects/Crawler.md",
+		text := callOK(t, c, toolGraph, map[string]any{"action": "path", "sourcePath": "Mallory", "targetPath": "Projects/Crawler.md",
 			"edgeTypes": []string{"distrusts", "leads", "depends_on"}}, &out)
 		if out.Found == nil || !*out.Found || len(out.Paths) != 1 ||
 			!slices.Equal(out.Paths[0], []string{"People/Mallory.md", "People/Alice.md", "Projects/Search.md", "Projects/Crawler.md"}) {
@@ -159,21 +158,21 @@ func TestToolsAnswerFromTheDemoVault(t *testing.T) {
 		}
 	})
 
-	t.Run("graph_statistics", func(t *testing.T) {
+	t.Run("graph statistics", func(t *testing.T) {
 		var out graphOutput
-		text := callOK(t, c, toolStatistics, map[string]any{}, &out)
+		text := callOK(t, c, toolGraph, map[string]any{"action": "statistics"}, &out)
 		if out.VaultStatistics == nil || !slices.Contains(out.VaultStatistics.Orphans, "Templates/Meeting.md") || !strings.Contains(text, "Query Understanding") {
 			t.Errorf("vault statistics:\n%s", text)
 		}
-		callOK(t, c, toolStatistics, map[string]any{"sourcePath": "Projects/Search.md"}, &out)
+		callOK(t, c, toolGraph, map[string]any{"action": "statistics", "sourcePath": "Projects/Search.md"}, &out)
 		if out.Statistics == nil || out.Statistics.ByType["depends_on"].Out != 2 || out.Statistics.ByType["funds"].In != 1 {
 			t.Errorf("Search statistics %+v", out.Statistics)
 		}
 	})
 
-	t.Run("graph_backlinks", func(t *testing.T) {
+	t.Run("graph backlinks", func(t *testing.T) {
 		var out graphOutput
-		text := callOK(t, c, toolBacklinks, map[string]any{"sourcePath": "Search"}, &out)
+		text := callOK(t, c, toolGraph, map[string]any{"action": "backlinks", "sourcePath": "Search"}, &out)
 		var paths []string
 		for _, n := range out.Nodes {
 			paths = append(paths, n.Path)
@@ -186,15 +185,15 @@ func TestToolsAnswerFromTheDemoVault(t *testing.T) {
 		if !strings.Contains(text, "People/Alice.md -[leads]-> Projects/Search.md") || !strings.Contains(text, `{"hours":120}`) {
 			t.Errorf("backlink edges:\n%s", text)
 		}
-		text = callOK(t, c, toolBacklinks, map[string]any{"sourcePath": "Zoe"}, &out)
+		text = callOK(t, c, toolGraph, map[string]any{"action": "backlinks", "sourcePath": "Zoe"}, &out)
 		if !strings.Contains(text, "People/Erin.md -[match]-> People/Zoë.md") {
 			t.Errorf("backlinks of Zoë by alias:\n%s", text)
 		}
 	})
 
-	t.Run("graph_forwardlinks", func(t *testing.T) {
+	t.Run("graph forwardlinks", func(t *testing.T) {
 		var out graphOutput
-		callOK(t, c, toolForwardlinks, map[string]any{"sourcePath": "Search", "edgeTypes": []string{"depends_on"}}, &out)
+		callOK(t, c, toolGraph, map[string]any{"action": "forwardlinks", "sourcePath": "Search", "edgeTypes": []string{"depends_on"}}, &out)
 		critical := false
 		for _, e := range out.Edges {
 			if e.Target == "Projects/Crawler.md" && e.Properties["critical"] == true {
@@ -229,7 +228,7 @@ func TestToolsAnswerFromTheDemoVault(t *testing.T) {
 	t.Run("vault_status", func(t *testing.T) {
 		var out statusOutput
 		text := callOK(t, c, toolStatus, nil, &out)
-		if !out.Serving || out.Snapshot != snapID || out.Counts.Notes != 31 || len(out.Tools) != 11 || out.Graph == nil ||
+		if !out.Serving || out.Snapshot != snapID || out.Counts.Notes != 31 || len(out.Tools) != 6 || out.Graph == nil ||
 			out.Embedder == nil || out.Embedder.Provider != "builtin" {
 			t.Errorf("%+v", out)
 		}
@@ -318,8 +317,12 @@ func TestInvalidArgumentsAreToolErrors(t *testing.T) {
 		{toolSearch, map[string]any{"query": "x", "k": "ten"}, []string{"k"}},
 		{toolRetrieve, map[string]any{"question": "x", "depth": 9}, []string{"depth"}},
 		{toolRetrieve, map[string]any{"question": "x", "rank": "sideways"}, []string{"rank"}},
-		{toolPath, map[string]any{"sourcePath": "Alice"}, []string{"targetPath"}},
-		{toolTraverse, map[string]any{"sourcePath": "Alice", "fileFilter": "("}, []string{"fileFilter"}},
+		{toolGraph, map[string]any{"action": "path", "sourcePath": "Alice"}, []string{"targetPath"}},
+		{toolGraph, map[string]any{"action": "traverse", "sourcePath": "Alice", "fileFilter": "("}, []string{"fileFilter"}},
+		{toolGraph, map[string]any{"sourcePath": "Alice"}, []string{"action"}},
+		{toolGraph, map[string]any{"action": "search-traverse", "sourcePath": "Alice"}, []string{"action"}},
+		{toolGraph, map[string]any{"action": "backlinks"}, []string{"sourcePath"}},
+		{toolGraph, map[string]any{"action": "neighbors", "sourcePath": "Alice", "edge_type": []string{"x"}}, []string{"edge_type"}},
 		{toolReadNote, map[string]any{"path": ""}, []string{"path"}},
 		{toolReadNote, map[string]any{"path": "Alice", "offset": 1 << 20}, []string{"past the end"}},
 	} {

@@ -199,7 +199,7 @@ func TestTraverseBoundsAndFilters(t *testing.T) {
 	for _, n := range resp.Nodes[1:] {
 		typed := false
 		for _, e := range resp.Edges {
-			if (e.Source == n.Path || e.Target == n.Path) && e.Type != format.TypeLinksTo && e.Type != format.TypeEmbeds {
+			if (e.Source == n.Path || e.Target == n.Path) && e.Type != linkgraph.EdgeTypeLink && e.Type != linkgraph.EdgeTypeEmbed {
 				typed = true
 			}
 		}
@@ -538,6 +538,54 @@ func TestConcurrentQueries(t *testing.T) {
 	for range 8 {
 		if err := <-done; err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// The plugin's names: plain links are "link" and embeds "embed" in answers,
+// and edgeTypes takes either those or the tables' names; tagFilter keeps
+// notes with a tag, written with or without '#'.
+func TestPluginVocabulary(t *testing.T) {
+	g := demoGraph(t)
+	resp := do(t, g, linkgraph.Request{Action: "neighbors", SourcePath: "Search"})
+	types := map[string]bool{}
+	for _, e := range resp.Edges {
+		types[e.Type] = true
+	}
+	if !types[linkgraph.EdgeTypeLink] || types[format.TypeLinksTo] {
+		t.Errorf("plain links should be type %q: %v", linkgraph.EdgeTypeLink, types)
+	}
+	for _, name := range []string{"link", "links_to", "LINK"} {
+		resp := do(t, g, linkgraph.Request{Action: "neighbors", SourcePath: "Search", EdgeTypes: []string{name}})
+		if len(resp.Edges) == 0 {
+			t.Errorf("edgeTypes [%q] kept no edge", name)
+		}
+		for _, e := range resp.Edges {
+			if e.Type != linkgraph.EdgeTypeLink {
+				t.Errorf("edgeTypes [%q] kept a %s edge", name, e.Type)
+			}
+		}
+	}
+	all := do(t, g, linkgraph.Request{Action: "traverse", SourcePath: "Search", MaxDepth: 2})
+	tagged := ""
+	for _, n := range all.Nodes[1:] {
+		if len(n.Tags) > 0 {
+			tagged = n.Tags[0]
+			break
+		}
+	}
+	if tagged == "" {
+		t.Fatal("no tagged note within 2 hops of Search")
+	}
+	for _, f := range []string{tagged, "#" + tagged} {
+		resp := do(t, g, linkgraph.Request{Action: "traverse", SourcePath: "Search", MaxDepth: 2, TagFilter: []string{f}})
+		if len(resp.Nodes) < 2 || len(resp.Nodes) >= len(all.Nodes) {
+			t.Errorf("tagFilter [%q]: %d of %d notes", f, len(resp.Nodes), len(all.Nodes))
+		}
+		for _, n := range resp.Nodes[1:] {
+			if !slices.Contains(n.Tags, tagged) && !slices.ContainsFunc(n.Tags, func(x string) bool { return strings.HasPrefix(x, tagged+"/") }) {
+				t.Errorf("tagFilter [%q] let %s (tags %v) through", f, n.Path, n.Tags)
+			}
 		}
 	}
 }

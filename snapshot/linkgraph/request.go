@@ -77,8 +77,12 @@ type Request struct {
 	// FolderFilter a folder its path must be in. The source always passes.
 	FileFilter   string `json:"fileFilter,omitempty"`
 	FolderFilter string `json:"folderFilter,omitempty"`
-	// EdgeTypes keeps only edges of these types (links_to, embeds or a
-	// typed edge's name; case-insensitive).
+	// TagFilter keeps only notes with one of these tags ("#project" or
+	// "project"; a nested tag project/x counts as project too). The source
+	// always passes.
+	TagFilter []string `json:"tagFilter,omitempty"`
+	// EdgeTypes keeps only edges of these types (link or links_to for plain
+	// links, embed or embeds, or a typed edge's name; case-insensitive).
 	EdgeTypes []string `json:"edgeTypes,omitempty"`
 	// All asks path for every simple path up to maxDepth hops, not only the
 	// shortest; MaxPaths bounds them (default 10).
@@ -204,6 +208,7 @@ type query struct {
 	types                       map[string]bool
 	file                        *regexp.Regexp
 	folder                      string
+	tagFilter                   []string
 	notes                       []string // what was capped, for the message
 	depthSet, nodesSet, pathSet bool
 }
@@ -237,11 +242,16 @@ func newQuery(req Request) (*query, error) {
 		q.notes = append(q.notes, fmt.Sprintf("timeoutMs capped at %d", MaxTimeoutLimit.Milliseconds()))
 	}
 	for _, t := range req.EdgeTypes {
-		if t = strings.TrimSpace(t); t != "" {
+		if t = filterType(t); t != "" {
 			if q.types == nil {
 				q.types = map[string]bool{}
 			}
-			q.types[strings.ToLower(t)] = true
+			q.types[t] = true
+		}
+	}
+	for _, t := range req.TagFilter {
+		if t = foldTag(t); t != "" {
+			q.tagFilter = append(q.tagFilter, t)
 		}
 	}
 	if req.FileFilter != "" {
@@ -298,7 +308,24 @@ func (q *query) keepNote(n *NoteInfo) bool {
 	if q.folder != "" && !strings.HasPrefix(strings.ToLower(n.Name()), q.folder) {
 		return false
 	}
+	if len(q.tagFilter) > 0 && !hasTag(n.Tags, q.tagFilter) {
+		return false
+	}
 	return true
+}
+
+// hasTag reports whether one of tags is, or is nested under, one of want
+// (folded by foldTag).
+func hasTag(tags, want []string) bool {
+	for _, t := range tags {
+		t = foldTag(t)
+		for _, w := range want {
+			if t == w || strings.HasPrefix(t, w+"/") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // source resolves the request's sourcePath, which is required.
@@ -324,7 +351,7 @@ func (g *Graph) node(i int32, depth int) Node {
 
 func (g *Graph) edge(e int32) Edge {
 	ed := &g.edges[e]
-	return Edge{Source: g.notes[ed.Source].Name(), Target: g.notes[ed.Target].Name(), Type: ed.Type,
+	return Edge{Source: g.notes[ed.Source].Name(), Target: g.notes[ed.Target].Name(), Type: responseType(ed.Type),
 		Count: int(ed.Count), ID: ed.ID, Sign: int(ed.Sign), Properties: Properties(ed.Properties),
 		Sentence: ed.Sentence, Unresolved: ed.Unresolved}
 }

@@ -129,9 +129,9 @@ func (g *Graph) noteStatistics(i int32) *NoteStatistics {
 	for _, e := range g.out.of(i) {
 		ed := &g.edges[e]
 		st.OutEdges++
-		tc := st.ByType[ed.Type]
+		tc := st.ByType[responseType(ed.Type)]
 		tc.Out++
-		st.ByType[ed.Type] = tc
+		st.ByType[responseType(ed.Type)] = tc
 		if t := &g.notes[ed.Target]; t.Stub && !slices.Contains(st.Unresolved, t.ID) {
 			st.Unresolved = append(st.Unresolved, t.ID)
 		}
@@ -139,9 +139,9 @@ func (g *Graph) noteStatistics(i int32) *NoteStatistics {
 	for _, e := range g.in.of(i) {
 		ed := &g.edges[e]
 		st.InEdges++
-		tc := st.ByType[ed.Type]
+		tc := st.ByType[responseType(ed.Type)]
 		tc.In++
-		st.ByType[ed.Type] = tc
+		st.ByType[responseType(ed.Type)] = tc
 	}
 	st.IsOrphan = st.InEdges == 0 && st.OutEdges == 0
 	return st
@@ -152,7 +152,7 @@ func (g *Graph) vaultStatistics(ctx context.Context, top int) (*VaultStatistics,
 		MostLinked: []RankedNote{}, Orphans: []string{}, Unresolved: []UnresolvedTarget{}}
 	for i := range g.edges {
 		ed := &g.edges[i]
-		vs.EdgeTypes[ed.Type]++
+		vs.EdgeTypes[responseType(ed.Type)]++
 		if ed.Typed() {
 			vs.TypedEdges++
 		}
