@@ -54,6 +54,11 @@ func Open(dir string, opts OpenOptions) (*Snapshot, error) {
 	return &Snapshot{ID: m.ID, Dir: dir, Manifest: m}, nil
 }
 
+// ReadManifest reads and decodes dir's manifest and checks that it belongs
+// to dir, without checking the files it lists (Open and Verify do). Errors
+// about the manifest's content wrap ErrInvalid.
+func ReadManifest(dir string) (*format.Manifest, error) { return readManifest(dir) }
+
 // readManifest reads and decodes dir's manifest and checks that it belongs
 // to dir.
 func readManifest(dir string) (*format.Manifest, error) {

@@ -31,6 +31,7 @@ func newApp() *cli.App {
 			retrieveCommand(),
 			serveCommand(),
 			scheduleCommand(),
+			doctorCommand(),
 		},
 		// Errors go back to main, which prints them and picks the exit code.
 		ExitErrHandler:  func(*cli.Context, error) {},
