@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/vaultgraph/vaultgraph/serve/store"
+	"github.com/vaultgraph/vaultgraph/snapshot/bucket"
 )
 
 // Response headers and request locals.
@@ -111,14 +112,18 @@ func (s *Server) withSnapshot(h func(*fiber.Ctx, *store.Snapshot) error) fiber.H
 // there was one.
 func (s *Server) noSnapshot() *apiError {
 	st := s.st.Stats()
-	msg := "no snapshot is being served yet: the server is watching " + s.st.DataDir() +
-		"/snapshots and serves the first good snapshot as soon as it is published (run vaultgraph index --vault VAULT --data " +
-		s.st.DataDir() + ")"
+	watching := s.st.DataDir() + "/snapshots"
+	publish := "run vaultgraph index --vault VAULT --data " + s.st.DataDir()
+	if src := s.st.Source(); bucket.IsURL(src) {
+		watching = src
+		publish = "run vaultgraph index --vault VAULT --data DATA --push " + src
+	}
+	msg := "no snapshot is being served yet: the server is watching " + watching +
+		" and serves the first good snapshot as soon as it is published (" + publish + ")"
 	if fb := st.LastFallback; fb != nil && fb.Serving == "" {
 		msg = "no snapshot is being served: snapshot " + fb.Deleted + " was deleted from disk (" + fb.Reason +
-			") and no other snapshot opens; the server is watching " + s.st.DataDir() +
-			"/snapshots and serves the next good snapshot as soon as it is published (run vaultgraph index --vault VAULT --data " +
-			s.st.DataDir() + ")"
+			") and no other snapshot opens; the server is watching " + watching +
+			" and serves the next good snapshot as soon as it is published (" + publish + ")"
 	}
 	if st.LastRejection != nil {
 		msg += "; " + strconv.FormatInt(st.Rejected, 10) + " snapshots were rejected, the last (" +

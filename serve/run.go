@@ -16,6 +16,9 @@ import (
 type Config struct {
 	// DataDir holds the snapshots; it may not exist yet.
 	DataDir string
+	// Source, when set, replaces DataDir as where the snapshots come from
+	// (a bucket mirrored into a cache: store.Bucket).
+	Source store.Source
 	// Addr is the listen address (DefaultAddr when empty).
 	Addr string
 	// Store opens snapshots; Server answers requests.
@@ -71,7 +74,11 @@ func Run(ctx context.Context, cfg Config) error {
 func WithStore(ctx context.Context, cfg Config, serve func(ctx context.Context, st *store.Store) error) error {
 	cfg = cfg.withDefaults()
 	log := cfg.Server.Log
-	st, err := store.New(cfg.DataDir, cfg.Store)
+	src := cfg.Source
+	if src == nil {
+		src = store.Local(cfg.DataDir)
+	}
+	st, err := store.NewFrom(src, cfg.Store)
 	if err != nil {
 		return err
 	}
@@ -80,10 +87,12 @@ func WithStore(ctx context.Context, cfg Config, serve func(ctx context.Context, 
 	}
 	if st.Current() == "" {
 		msg := "no snapshot to serve yet; answering with the reason until one is published"
-		if _, err := os.Stat(cfg.DataDir); errors.Is(err, fs.ErrNotExist) {
+		if cfg.Source != nil {
+			msg = "no snapshot in the bucket yet, or none that downloads and verifies; answering with the reason until one is pushed"
+		} else if _, err := os.Stat(cfg.DataDir); errors.Is(err, fs.ErrNotExist) {
 			msg = "the data directory does not exist yet (check the path if it should); waiting for vaultgraph index to create it and publish a snapshot"
 		}
-		log.Warn(msg, "data", cfg.DataDir)
+		log.Warn(msg, "data", src.String())
 	}
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	watched := make(chan struct{})

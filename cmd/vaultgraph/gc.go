@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/bucket"
 )
 
 func gcCommand() *cli.Command {
@@ -19,7 +20,14 @@ temporary directories of interrupted index, import and gc runs, and the lease
 files of snapshots deleted by hand (unless a process still holds them). Holds
 the data directory's lock like an indexer: with an indexer running it waits
 --wait, then exits 75. A removed snapshot is renamed away before its files are
-deleted, so a crash never leaves a half-deleted snapshot that lists.`,
+deleted, so a crash never leaves a half-deleted snapshot that lists.
+
+With --data s3://BUCKET/PREFIX it works on a bucket: keeps the newest --keep
+snapshots, removes the others' manifests, then every file object no kept
+snapshot names (also what interrupted pushes left), and the locks of crashed
+pushes. It holds a lock in the bucket that excludes pushes to the prefix while
+it runs (exits 75 while one runs). Servers of the bucket keep what they
+downloaded.`,
 		Flags: []cli.Flag{
 			dataFlag(),
 			&cli.IntFlag{Name: "keep", Usage: "number of newest snapshots to keep (at least 1)", Required: true, Action: atLeast("keep", 1)},
@@ -34,6 +42,9 @@ deleted, so a crash never leaves a half-deleted snapshot that lists.`,
 }
 
 func runGC(c *cli.Context) error {
+	if bucket.IsURL(c.String("data")) {
+		return bucketGC(c)
+	}
 	opts := snapshot.GCOptions{Keep: c.Int("keep"), LockWait: c.Duration("wait"), DryRun: c.Bool("dry-run")}
 	if s := c.String("older-than"); s != "" {
 		d, err := parseSpan(s)

@@ -10,6 +10,7 @@ import (
 	"github.com/vaultgraph/vaultgraph/indexer"
 	"github.com/vaultgraph/vaultgraph/indexer/schedule"
 	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/bucket"
 )
 
 func indexCommand() *cli.Command {
@@ -19,7 +20,14 @@ func indexCommand() *cli.Command {
 		Description: `Reads the vault (never writing to it), parses the notes that changed since the
 newest snapshot, and publishes a new snapshot directory in DATA/snapshots.
 Prints the new snapshot's summary on stdout; when nothing changed it publishes
-nothing, prints "unchanged <id>" on stderr and exits 0, so timers stay quiet.`,
+nothing, prints "unchanged <id>" on stderr and exits 0, so timers stay quiet.
+
+With --push s3://BUCKET/PREFIX it then pushes the newest snapshot to the
+bucket, uploading only the files the bucket does not hold (see snapshot push);
+servers started with serve --data s3://BUCKET/PREFIX pick it up on their next
+poll. When nothing changed it pushes too, so a push that failed is done by the
+next run; one already in the bucket costs a single request. A run whose push
+fails exits 1 with the snapshot published locally.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "vault", Aliases: []string{"v"}, Usage: "the vault's root folder", EnvVars: []string{"VAULTGRAPH_VAULT"}, Required: true},
 			dataFlag(),
@@ -29,6 +37,7 @@ nothing, prints "unchanged <id>" on stderr and exits 0, so timers stay quiet.`,
 			&cli.DurationFlag{Name: "wait", Usage: "how long to wait for another indexer holding the data directory", Action: notNegative("wait")},
 			&cli.BoolFlag{Name: "full", Usage: "re-parse every note instead of reusing the newest snapshot"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success and log warnings only (unless --log-level is given); a run skipped for another indexer says so in one line"},
+			&cli.StringFlag{Name: "push", Usage: "after each run, push the newest snapshot to this bucket, s3://BUCKET/PREFIX (see snapshot push --help for credentials)", EnvVars: []string{"VAULTGRAPH_PUSH"}},
 		}, append(watchFlags(), stageFlags()...)...),
 		Before: takesArgs(0, 0, ""),
 		Action: runIndex,
@@ -40,14 +49,29 @@ func runIndex(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	var push bucket.Bucket
+	if url := c.String("push"); url != "" {
+		if push, err = openBucket(c.Context, url); err != nil {
+			return err
+		}
+	}
 	if c.Bool("watch") || c.IsSet("poll") {
-		return runWatch(c, opts)
+		return runWatch(c, opts, push)
 	}
 	res, err := indexer.Run(c.Context, opts)
 	if err != nil {
 		return skippedRun(c, err)
 	}
 	printIndexResult(c, res)
+	if push != nil {
+		pres, err := pushPublished(c.Context, opts.Log, push, opts.Data, res.ID)
+		if err != nil {
+			return err
+		}
+		if pres != nil && !c.Bool("quiet") {
+			printPush(c, push, pres)
+		}
+	}
 	return nil
 }
 
@@ -60,6 +84,11 @@ func indexOptions(c *cli.Context) (indexer.Options, error) {
 	st, err := stages(c)
 	if err != nil {
 		return indexer.Options{}, err
+	}
+	if url := c.String("push"); url != "" {
+		if _, err := bucket.ParseURL(url); err != nil {
+			return indexer.Options{}, usageError(fmt.Errorf("--push: %w", err))
+		}
 	}
 	return indexer.Options{
 		Stages:       st,

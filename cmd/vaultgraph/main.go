@@ -13,6 +13,7 @@ import (
 
 	"github.com/vaultgraph/vaultgraph/indexer/schedule"
 	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/bucket"
 )
 
 // version is stamped at build time with -ldflags "-X main.version=...".
@@ -50,7 +51,7 @@ func exitCode(err error) int {
 		}
 		return ee.code
 	}
-	if errors.Is(err, snapshot.ErrLocked) {
+	if errors.Is(err, snapshot.ErrLocked) || errors.Is(err, bucket.ErrLocked) {
 		// EX_TEMPFAIL: another indexer holds the data directory; a timer's
 		// run that overlaps one is skipped, not failed (see schedule).
 		fmt.Fprintln(os.Stderr, "vaultgraph:", err)

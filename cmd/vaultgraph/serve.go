@@ -3,12 +3,14 @@ package main
 import (
 	"log/slog"
 	"os"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/vaultgraph/vaultgraph/serve"
 	"github.com/vaultgraph/vaultgraph/serve/mcp"
 	"github.com/vaultgraph/vaultgraph/serve/store"
+	"github.com/vaultgraph/vaultgraph/snapshot/bucket"
 	"github.com/vaultgraph/vaultgraph/snapshot/graphdb"
 	"github.com/vaultgraph/vaultgraph/snapshot/search"
 )
@@ -35,13 +37,24 @@ AI agents connect over the Model Context Protocol: on HTTP at POST /mcp
 on stdin and stdout instead of listening (no port, no token; logs go to
 stderr), for clients that start the server themselves:
 
-   claude mcp add vaultgraph -- vaultgraph serve --stdio --data DATA`,
+   claude mcp add vaultgraph -- vaultgraph serve --stdio --data DATA
+
+With --data s3://BUCKET/PREFIX and --cache DIR it serves a bucket that an
+indexer pushes to (index --push): it downloads the newest snapshot into the
+cache, checks every file against the manifest, serves it from the local disk,
+and polls the bucket every --poll for newer ones. A download that fails or does
+not verify is never served (the current snapshot keeps serving, /status shows
+the rejection) and is tried again on the next poll. The cache keeps the newest
+--keep snapshots and those still being read. Any number of servers may poll
+one bucket. Credentials as for snapshot push (see its --help).`,
 		Flags: append([]cli.Flag{
 			dataFlag(),
 			&cli.StringFlag{Name: "addr", Value: serve.DefaultAddr, EnvVars: []string{"VAULTGRAPH_ADDR"}, Usage: "listen address; non-loopback needs a token"},
 			&cli.BoolFlag{Name: "verify", Usage: "recompute every file's sha256 before serving a snapshot (sizes are always checked)"},
 			&cli.StringFlag{Name: "token-file", Usage: "file holding the bearer token (else " + serve.TokenEnv + ")"},
-			&cli.DurationFlag{Name: "poll", Value: store.DefaultPoll, Usage: "rescan DATA/snapshots this often besides file system events (0: default, negative: events only)"},
+			&cli.DurationFlag{Name: "poll", Value: store.DefaultPoll, Usage: "rescan DATA/snapshots this often besides file system events (0: default, negative: events only); with a bucket, poll it this often"},
+			&cli.StringFlag{Name: "cache", Usage: "with --data s3://...: the local directory the bucket's snapshots are downloaded into and served from", EnvVars: []string{"VAULTGRAPH_CACHE"}},
+			&cli.IntFlag{Name: "keep", Value: 1, Usage: "with --data s3://...: snapshots the cache keeps besides those being read", Action: atLeast("keep", 1)},
 			&cli.DurationFlag{Name: "query-timeout", Value: serve.DefaultQueryTimeout, Usage: "longest a query or search may run", Action: positive("query-timeout")},
 			&cli.IntFlag{Name: "max-rows", Value: serve.DefaultMaxRows, Usage: "row cap of query results", Action: atLeast("max-rows", 1)},
 			&cli.IntFlag{Name: "max-concurrent", Value: serve.DefaultMaxHeavy(), Usage: "queries and searches running at once; more get 429 with Retry-After", Action: atLeast("max-concurrent", 1)},
@@ -73,7 +86,10 @@ func runServe(c *cli.Context) error {
 	if warning != "" {
 		log.Warn(warning)
 	}
-	cfg := serveConfig(c, log)
+	cfg, err := serveConfig(c, log)
+	if err != nil {
+		return err
+	}
 	cfg.Server.Token = token
 	return mcp.Run(c.Context, mcp.Config{Serve: cfg, MCP: mcpOptions(c, log)})
 }
@@ -93,14 +109,23 @@ func runServeStdio(c *cli.Context) error {
 			log.Warn("--stdio listens on no address; ignoring an HTTP setting", "flag", name)
 		}
 	}
-	return mcp.Run(c.Context, mcp.Config{Serve: serveConfig(c, log), MCP: mcpOptions(c, log), Stdio: true, In: os.Stdin, Out: out})
+	cfg, err := serveConfig(c, log)
+	if err != nil {
+		return err
+	}
+	return mcp.Run(c.Context, mcp.Config{Serve: cfg, MCP: mcpOptions(c, log), Stdio: true, In: os.Stdin, Out: out})
 }
 
 // serveConfig is the configuration of the store and of the HTTP server,
 // without its token.
-func serveConfig(c *cli.Context, log *slog.Logger) serve.Config {
+func serveConfig(c *cli.Context, log *slog.Logger) (serve.Config, error) {
 	heavy := c.Int("max-concurrent")
+	src, err := serveSource(c, log)
+	if err != nil {
+		return serve.Config{}, err
+	}
 	return serve.Config{
+		Source:  src,
 		DataDir: c.String("data"),
 		Addr:    c.String("addr"),
 		Store: store.Options{
@@ -123,7 +148,40 @@ func serveConfig(c *cli.Context, log *slog.Logger) serve.Config {
 			Version:      toolVersion(),
 		},
 		Watch: store.WatchOptions{Poll: c.Duration("poll")},
+	}, nil
+}
+
+// serveSource is the bucket source of --data s3://... --cache DIR, nil
+// for a local data directory.
+func serveSource(c *cli.Context, log *slog.Logger) (store.Source, error) {
+	data := c.String("data")
+	if !bucket.IsURL(data) {
+		for _, name := range []string{"cache", "keep"} {
+			if c.IsSet(name) {
+				return nil, usageErrorf("--%s applies to a bucket (--data s3://BUCKET/PREFIX); %s is a local data directory, served as it is", name, data)
+			}
+		}
+		return nil, nil
 	}
+	cache := c.String("cache")
+	if cache == "" {
+		return nil, usageErrorf("--data %s needs --cache DIR: the local directory its snapshots are downloaded into and served from", data)
+	}
+	if bucket.IsURL(cache) {
+		return nil, usageErrorf("--cache must be a local directory, got %s", cache)
+	}
+	if c.Duration("poll") < 0 {
+		return nil, usageErrorf("--poll must be positive with a bucket: it is polled, there are no events")
+	}
+	cache, err := filepath.Abs(cache)
+	if err != nil {
+		return nil, err
+	}
+	b, err := openBucket(c.Context, data)
+	if err != nil {
+		return nil, err
+	}
+	return store.Bucket(&bucket.Mirror{Bucket: b, Dir: cache, Keep: c.Int("keep"), Log: log}), nil
 }
 
 func mcpOptions(c *cli.Context, log *slog.Logger) mcp.Options {

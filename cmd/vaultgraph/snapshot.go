@@ -18,7 +18,7 @@ import (
 func snapshotCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "snapshot",
-		Usage: "list, show, verify, export, import, diff and garbage-collect snapshots",
+		Usage: "list, show, verify, export, import, push, pull, diff and garbage-collect snapshots",
 		Subcommands: []*cli.Command{
 			{
 				Name:   "list",
@@ -45,6 +45,8 @@ func snapshotCommand() *cli.Command {
 			},
 			exportCommand(),
 			importCommand(),
+			pushCommand(),
+			pullCommand(),
 			diffCommand(),
 			gcCommand(),
 		},

@@ -10,6 +10,7 @@ import (
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/indexer"
 	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/bucket"
 )
 
 // watchFlags are the index command's flags for watch mode.
@@ -25,13 +26,27 @@ func watchFlags() []cli.Flag {
 // runWatch indexes, then re-indexes after every change until interrupted.
 // Each run prints what a single index run prints; a failed run is logged
 // and retried, and only a vault that cannot be watched at all ends it.
-func runWatch(c *cli.Context, opts indexer.Options) error {
+func runWatch(c *cli.Context, opts indexer.Options, push bucket.Bucket) error {
 	log := logger(c)
+	report := watchReporter(c, log)
 	wopts := indexer.WatchOptions{
 		Debounce:     c.Duration("debounce"),
 		Poll:         c.Duration("poll"),
 		PendingRetry: c.Duration("pending-retry"),
-		OnRun:        watchReporter(c, log),
+		OnRun: func(res *indexer.Result, err error) {
+			report(res, err)
+			if err != nil || push == nil {
+				return
+			}
+			// A failed push is logged; the next run pushes again.
+			pres, err := pushPublished(c.Context, log, push, opts.Data, res.ID)
+			switch {
+			case err != nil:
+				log.Error("push failed; the next run pushes again", "err", err)
+			case pres != nil && !c.Bool("quiet") && !pres.Present:
+				printPush(c, push, pres)
+			}
+		},
 	}
 	return indexer.Watch(c.Context, opts, wopts)
 }

@@ -45,6 +45,7 @@ type Options struct {
 // safe for concurrent use and lock-free; Refresh, Watch and Close may be
 // called from any goroutine and serialise among themselves.
 type Store struct {
+	src     Source
 	dataDir string
 	opts    Options
 	log     *slog.Logger
@@ -85,6 +86,13 @@ type Rejection struct {
 // service) may start before the first index run, and serves once it
 // publishes. A path that exists must be a directory.
 func New(dataDir string, opts Options) (*Store, error) {
+	return NewFrom(Local(dataDir), opts)
+}
+
+// NewFrom returns a store serving the snapshots of src (see Source), as
+// New does for a local data directory.
+func NewFrom(src Source, opts Options) (*Store, error) {
+	dataDir := src.DataDir()
 	fi, err := os.Stat(dataDir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -98,14 +106,19 @@ func New(dataDir string, opts Options) (*Store, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Store{
-		dataDir: dataDir, opts: opts, log: opts.Log,
+		src: src, dataDir: dataDir, opts: opts, log: opts.Log,
 		rejected: map[string]rejection{}, seen: map[string]bool{},
 		ctx: ctx, cancel: cancel,
 	}, nil
 }
 
-// DataDir returns the data directory the store serves.
+// DataDir returns the data directory the store serves (for a bucket, the
+// local cache).
 func (st *Store) DataDir() string { return st.dataDir }
+
+// Source names where the snapshots come from: the data directory, or the
+// bucket URL.
+func (st *Store) Source() string { return st.src.String() }
 
 // Acquire returns the current snapshot with a reference held on it, and
 // the function that releases the reference; call it exactly once when done
@@ -186,9 +199,13 @@ func (st *Store) refresh(ctx context.Context, retry bool) (RefreshResult, error)
 	defer cancel()
 	defer context.AfterFunc(st.ctx, cancel)()
 
-	entries, err := snapshot.List(st.dataDir)
+	listing, err := st.src.List(ctx)
 	if err != nil {
 		return res, err
+	}
+	entries := listing.Entries
+	for _, r := range listing.Failed {
+		res.Rejected = append(res.Rejected, st.rejectFetch(r))
 	}
 	st.forget(entries)
 	// Only newer snapshots are candidates, so that importing an older one
@@ -266,6 +283,14 @@ func (st *Store) reject(id, sig string, err error) Rejection {
 	st.lastRejection.Store(&r)
 	st.log.Warn("skipping a snapshot that does not open; still serving the previous one",
 		"snapshot", id, "serving", st.Current(), "err", err)
+	return r
+}
+
+// rejectFetch counts a snapshot the source could not bring in. The
+// source tries it again on its next List, so it is not remembered here.
+func (st *Store) rejectFetch(r Rejection) Rejection {
+	st.nRejected.Add(1)
+	st.lastRejection.Store(&r)
 	return r
 }
 

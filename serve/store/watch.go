@@ -50,7 +50,7 @@ func (st *Store) Watch(ctx context.Context, opts WatchOptions) error {
 	if opts.Debounce <= 0 {
 		opts.Debounce = DefaultDebounce
 	}
-	w := newDirWatch(st, !opts.noEvents)
+	w := newDirWatch(st, !opts.noEvents && st.src.Events())
 	defer w.close()
 	w.ensure()
 

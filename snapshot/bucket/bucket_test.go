@@ -226,6 +226,13 @@ func TestDamagedObjectIsRefused(t *testing.T) {
 	if _, err := bucket.Pull(ctx, e.b, t.TempDir(), "", bucket.PullOptions{}); !errors.Is(err, bucket.ErrCorrupt) {
 		t.Fatalf("pull with a missing object: %v, want ErrCorrupt", err)
 	}
+	res, err := bucket.Push(ctx, e.b, s.Dir, bucket.PushOptions{})
+	if err != nil || res.Present || res.Uploaded != 1 || res.UploadedBytes != 4096 {
+		t.Fatalf("push after the damaged object was deleted = %+v, %v; want it uploaded again", res, err)
+	}
+	if _, err := bucket.Pull(ctx, e.b, t.TempDir(), "", bucket.PullOptions{}); err != nil {
+		t.Fatalf("pull after the repair: %v", err)
+	}
 }
 
 func TestInterruptedPushIsInvisibleAndCompletes(t *testing.T) {

@@ -47,7 +47,7 @@ type SyncResult struct {
 // Sync pulls the newest snapshot of the bucket that is newer than every
 // local one, trying the next older one when it fails (a damaged or
 // half-deleted snapshot never blocks a good one behind it), then removes
-// the local snapshots that neither Keep nor a lease holds. It returns an
+// the local snapshots that neither Keep nor a lease holds (snapshot.GC). It returns an
 // error only when the bucket cannot be listed or the cache cannot be
 // read; failed pulls are in Failed and publish nothing.
 func (mr *Mirror) Sync(ctx context.Context) (SyncResult, error) {
@@ -84,12 +84,19 @@ func (mr *Mirror) Sync(ctx context.Context) (SyncResult, error) {
 			"downloaded_bytes", p.DownloadedBytes, "linked_bytes", p.LinkedBytes, "bytes", p.Bytes)
 		break
 	}
-	if res.Pulled == "" {
-		return res, nil
+	// Every time, not only after a pull: the snapshot a server swapped
+	// away from stays leased until its last reader is done, and goes on
+	// the next Sync after that.
+	local, err := snapshot.List(mr.Dir)
+	if err != nil || len(local) <= max(mr.Keep, 1) {
+		return res, err
 	}
 	gc, err := snapshot.GC(ctx, mr.Dir, snapshot.GCOptions{Keep: max(mr.Keep, 1), LockWait: mr.LockWait})
 	if gc != nil {
 		res.Removed = gc.Removed
+		if len(gc.Removed) > 0 {
+			log.Info("removed old snapshots from the cache", "dir", mr.Dir, "snapshots", gc.Removed)
+		}
 	}
 	if err != nil && !errors.Is(err, snapshot.ErrLocked) {
 		log.Warn("removing old snapshots from the cache", "dir", mr.Dir, "err", err)

@@ -37,7 +37,8 @@ type PushOptions struct {
 type PushResult struct {
 	ID string
 	// Present says the bucket already held this snapshot (its manifest,
-	// byte for byte): nothing was uploaded.
+	// byte for byte, and every file object it names): nothing was
+	// uploaded.
 	Present bool
 	// Files counts the distinct file objects the snapshot needs, plus its
 	// manifest; Bytes their sizes: what a copy of the snapshot weighs.
@@ -53,7 +54,10 @@ type PushResult struct {
 }
 
 // Push uploads the published snapshot in dir to b: every file object the
-// bucket does not hold yet, then the manifest. It checks every file it
+// bucket does not hold yet (or holds with another size), then the
+// manifest. Each file object is looked up first, also when the manifest
+// is there already, so pushing again repairs a snapshot whose damaged
+// object was deleted. It checks every file it
 // uploads against the manifest first (a damaged local snapshot is
 // refused: snapshot.ErrInvalid), and holds a push lock for the duration
 // (ErrLocked while a gc runs on the prefix). Pushing a snapshot the
@@ -80,9 +84,9 @@ func Push(ctx context.Context, b Bucket, dir string, opts PushOptions) (*PushRes
 	for _, f := range files {
 		res.Bytes += f.Size
 	}
-	if present, err := manifestPresent(ctx, b, m.ID, raw); err != nil || present {
-		res.Present = present
-		return res, err
+	present, err := manifestPresent(ctx, b, m.ID, raw)
+	if err != nil {
+		return nil, err
 	}
 	lock, err := acquireLock(ctx, b, lockPush)
 	if err != nil {
@@ -114,6 +118,12 @@ func Push(ctx context.Context, b Bucket, dir string, opts PushOptions) (*PushRes
 		if u.repaired {
 			res.Repaired++
 		}
+	}
+	if present {
+		// Every object it names was checked (and put back if it was
+		// missing: someone deleted a damaged one to have it pushed again).
+		res.Present = res.Uploaded == 0
+		return res, nil
 	}
 	// Last: from now on readers see the snapshot, and every object it
 	// names is in the bucket.
