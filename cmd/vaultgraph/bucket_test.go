@@ -446,3 +446,52 @@ func presentNew(t *testing.T, e *bucketEnv, data, s1, s2 string) int {
 	}
 	return n
 }
+
+// TestIndexPushes pushes from index --watch and from the command line a
+// schedule unit runs.
+func TestIndexPushes(t *testing.T) {
+	e := newBucketEnv(t)
+	vault, data := copyDemoVault(t), t.TempDir()
+	cmd := exec.Command(binary, "index", "--vault", vault, "--data", data, "--graph=false", "--watch", "--debounce", "100ms", "--push", e.url)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+	pushedAll := func(n int) func() bool {
+		return func() bool {
+			local, remote := listIDs(t, data), e.snapshots(t)
+			return len(local) == n && len(remote) == n && remote[n-1] == local[n-1]
+		}
+	}
+	waitFor(t, "the watch to push its first snapshot", pushedAll(1))
+	editNote(t, vault, "People/Bob.md", "role: engineer", "role: staff engineer")
+	waitFor(t, "the watch to push the edit", pushedAll(2))
+	_ = cmd.Process.Signal(os.Interrupt)
+	if err := <-exited; err != nil {
+		t.Errorf("watch: %v\n%s", err, out.String())
+	}
+	if n := len(pushLine.FindAllString(out.String(), -1)); n != 2 {
+		t.Errorf("watch reported %d pushes, want 2:\n%s", n, out.String())
+	}
+
+	// A timer's run: quiet when there is nothing new.
+	if r := vgOK(t, "index", "--vault", vault, "--data", data, "--graph=false", "--quiet", "--push", e.url); r.stdout != "" || r.stderr != "" {
+		t.Errorf("quiet unchanged run with --push printed %q %q", r.stdout, r.stderr)
+	}
+	r := vgOK(t, "schedule", "systemd", "--vault", vault, "--data", data, "--every", "10m", "--", "--push", e.url)
+	if !strings.Contains(r.stdout, " --push "+e.url) {
+		t.Errorf("the unit does not push:\n%s", r.stdout)
+	}
+	if r := vg(t, "schedule", "systemd", "--vault", vault, "--data", data, "--", "--push", "s3://x"); r.code != 2 || !strings.Contains(r.stderr, "--push") {
+		t.Errorf("schedule with a bad --push: exit %d %s", r.code, r.stderr)
+	}
+}

@@ -39,7 +39,7 @@ type Server struct {
 // Binary returns the path of versitygw, or "" when it is not installed.
 func Binary() string {
 	if p := os.Getenv("VAULTGRAPH_VERSITYGW"); p != "" {
-		return p
+		return p // set: it must be there, and Start fails if it is not
 	}
 	if p, err := exec.LookPath("versitygw"); err == nil {
 		return p
