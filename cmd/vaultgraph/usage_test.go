@@ -223,7 +223,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"bogus"}, `unknown command "bogus"; see vaultgraph --help`},
 		{[]string{"graph", "bogus", "--source", "Bob"}, `unknown graph action "bogus" (traverse, neighbors, path, statistics, backlinks, forwardlinks)`},
 		{[]string{"graph", "-d", d}, "graph needs an action before its options"},
-		{[]string{"snapshot", "bogus"}, `unknown snapshot command "bogus" (list, show, verify, export, import, diff, gc)`},
+		{[]string{"snapshot", "bogus"}, `unknown snapshot command "bogus" (list, show, verify, export, import, push, pull, diff, gc)`},
 		// A value-taking option last keeps its place instead of taking
 		// the query (or, for --log-level, the command) as its value.
 		{[]string{"search", "-d", d, "who", "--k"}, "--k needs a value"},
