@@ -13,6 +13,11 @@
 //   {"op": "listResources", "pageLimit": P} every resource, following cursors (at most P pages)
 //   {"op": "listResourceTemplates"}
 //   {"op": "readResource", "uri": U}
+//   {"op": "subscribe", "uri": U}           resources/subscribe
+//   {"op": "waitNotification", "method": M, "readyFile": R}
+//       touch R, then wait (up to a minute) until a notification M has
+//       come; the result lists the params of every notification M so far
+//   {"op": "terminate"}                     end the session (DELETE, HTTP only)
 //   {"op": "loop", "calls": [{"name", "arguments"}...], "stopFile": F, "readyFile": R}
 //       call the tools round-robin until file F exists (touching R once the
 //       first round is done), and report every snapshot id seen and every
@@ -29,7 +34,11 @@ import { setMaxListeners } from "node:events";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ToolListChangedNotificationSchema, ResourceListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ToolListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 
 const [plan, kind, target, ...rest] = process.argv.slice(2);
 if (!plan || !kind || !target) {
@@ -61,8 +70,32 @@ transport.setProtocolVersion = (v) => {
 setMaxListeners(0);
 const client = new Client({ name: "vaultgraph-ci", version: "1.0.0" }, { capabilities: {} });
 const notifications = [];
-client.setNotificationHandler(ToolListChangedNotificationSchema, (n) => notifications.push(n.method));
-client.setNotificationHandler(ResourceListChangedNotificationSchema, (n) => notifications.push(n.method));
+const received = []; // every notification: {method, params}
+const waiters = [];
+function notified(n) {
+  notifications.push(n.method);
+  received.push({ method: n.method, params: n.params ?? {} });
+  for (const w of waiters.splice(0)) w();
+}
+client.setNotificationHandler(ToolListChangedNotificationSchema, notified);
+client.setNotificationHandler(ResourceListChangedNotificationSchema, notified);
+client.setNotificationHandler(ResourceUpdatedNotificationSchema, notified);
+
+// waitNotification resolves with the params of every notification of
+// method once there is one.
+async function waitNotification(step) {
+  if (step.readyFile) writeFileSync(step.readyFile, "ready\n");
+  const deadline = Date.now() + 60000;
+  for (;;) {
+    const got = received.filter((n) => n.method === step.method).map((n) => n.params);
+    if (got.length > 0) return got;
+    if (Date.now() > deadline) throw new Error(`no ${step.method} within a minute; got ${JSON.stringify(notifications)}`);
+    await new Promise((resolve) => {
+      waiters.push(resolve);
+      setTimeout(resolve, 1000);
+    });
+  }
+}
 
 const out = [];
 try {
@@ -116,6 +149,13 @@ async function run(step) {
       return client.listResourceTemplates();
     case "readResource":
       return client.readResource({ uri: step.uri });
+    case "subscribe":
+      return client.subscribeResource({ uri: step.uri });
+    case "waitNotification":
+      return waitNotification(step);
+    case "terminate":
+      await transport.terminateSession();
+      return { sessionId: transport.sessionId ?? null };
     case "loop":
       return loop(step);
   }

@@ -20,7 +20,7 @@ type metrics struct {
 	heavyRejected prometheus.Counter
 }
 
-func newMetrics(st *store.Store) *metrics {
+func newMetrics(st *store.Store, extra []prometheus.Collector) *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -70,6 +70,7 @@ func newMetrics(st *store.Store) *metrics {
 		}, stat(func(s store.Stats) int64 { return s.Open })),
 		&snapshotCollector{st: st},
 	)
+	m.reg.MustRegister(extra...)
 	return m
 }
 

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -81,11 +82,29 @@ func (s *Server) observe(c *fiber.Ctx) error {
 	return nil
 }
 
-// routeLabel is the route pattern that answered, "unmatched" for requests
-// no route took (so that scanners cannot blow up the label set).
+// routeLabel is the route pattern that answered, or whose path the
+// request names when it was refused before a route took it (401, 403,
+// 413, or a method the route does not have); "unmatched" for paths no
+// route has, so that scanners cannot blow up the label set.
 func (s *Server) routeLabel(c *fiber.Ctx) string {
 	if r := c.Route(); r != nil && s.routes[r.Path] && r.Method == c.Method() {
 		return r.Path
+	}
+	return s.routeOf(c.Path())
+}
+
+// routeOf is the registered pattern matching path ("/notes/*" for
+// /notes/People/Bob.md), "unmatched" when none does. The result is the
+// pattern, never path, whose bytes fiber reuses.
+func (s *Server) routeOf(path string) string {
+	for _, p := range s.patterns {
+		if prefix, ok := strings.CutSuffix(p, "*"); ok {
+			if strings.HasPrefix(path, prefix) {
+				return p
+			}
+		} else if path == p {
+			return p
+		}
 	}
 	return "unmatched"
 }

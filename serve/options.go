@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"runtime"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Options configure a Server. The zero value of every field selects the
@@ -59,6 +61,9 @@ type Options struct {
 	// Mounts are routes added by other features (MCP over HTTP), served
 	// behind the same authentication, limits, logging and metrics.
 	Mounts []Mount
+	// Collectors are further metrics of those features, served on
+	// /metrics with the server's own.
+	Collectors []prometheus.Collector
 }
 
 // Mount is a route another feature adds to the server.

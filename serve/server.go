@@ -42,6 +42,8 @@ type Server struct {
 	started time.Time
 	ids     *idSource
 	routes  map[string]bool // registered route patterns, the labels of metrics
+	// patterns are the same, in registration order.
+	patterns []string
 	// registered holds "METHOD pattern" of every route.
 	registered map[string]bool
 	openapi    []byte
@@ -52,7 +54,7 @@ func New(st *store.Store, opts Options) (*Server, error) {
 	opts = opts.withDefaults()
 	s := &Server{
 		st: st, opts: opts, log: opts.Log,
-		metrics: newMetrics(st),
+		metrics: newMetrics(st, opts.Collectors),
 		token:   tokenDigest(opts.Token),
 		started: time.Now(),
 		ids:     newIDSource(),
@@ -134,6 +136,9 @@ func (s *Server) register() error {
 // body (fasthttp leaves the body of a HEAD response out).
 func (s *Server) route(method, path string, h fiber.Handler) {
 	s.app.Add(method, path, h)
+	if !s.routes[path] {
+		s.patterns = append(s.patterns, path)
+	}
 	s.routes[path] = true
 	s.registered[method+" "+path] = true
 	if method == fiber.MethodGet {
@@ -195,7 +200,7 @@ func (s *Server) errorFor(c *fiber.Ctx, err error) *apiError {
 // limit, a read timeout, malformed HTTP), which skip the middleware.
 func (s *Server) serverError(c *fiber.Ctx, err error) error {
 	ae := s.errorFor(c, err)
-	s.metrics.observe("unmatched", c.Method(), ae.Status, 0)
+	s.metrics.observe(s.routeOf(c.Path()), c.Method(), ae.Status, 0)
 	s.log.Debug("request refused before routing", "status", ae.Status, "kind", ae.Kind)
 	cur := ""
 	if s.authorized(c) {

@@ -452,6 +452,20 @@ func TestAuth(t *testing.T) {
 	if r.status != 413 || r.header.Get("X-Snapshot-Id") != "" || r.object(t)["snapshot"] != nil {
 		t.Errorf("a request too large without the token = %d %v %s", r.status, r.header, r.body)
 	}
+	// Refused requests are counted under the route they were sent to;
+	// only paths no route has are "unmatched".
+	m := ts.get("/metrics")
+	for _, want := range []string{
+		`vaultgraph_http_requests_total{method="GET",route="/status",status="401"} 4`,
+		`vaultgraph_http_requests_total{method="POST",route="/query",status="401"} 1`,
+		`vaultgraph_http_requests_total{method="POST",route="/query",status="413"} 1`,
+		`vaultgraph_http_requests_total{method="GET",route="/metrics",status="401"} 1`,
+		`vaultgraph_http_requests_total{method="GET",route="unmatched",status="401"} 1`,
+	} {
+		if !bytes.Contains(m.body, []byte(want)) {
+			t.Errorf("metrics lack %q:\n%s", want, grepLines(m.body, "vaultgraph_http_requests_total"))
+		}
+	}
 	if strings.Contains(ts.logs.String(), token) || strings.Contains(ts.logs.String(), token[:16]) {
 		t.Error("the token appears in the logs")
 	}

@@ -483,7 +483,7 @@ func TestMCPStdioCarriesOnlyJSONRPC(t *testing.T) {
 }
 
 // TestMCPOverHTTPProtocol checks the HTTP side from outside any MCP
-// client: the token, raw malformed bodies, GET without a stream.
+// client: the token, raw malformed bodies, sessions, the event stream.
 func TestMCPOverHTTPProtocol(t *testing.T) {
 	url := startMCPServer(t, mcpDemo(t))
 	post := func(body string, headers ...string) (*http.Response, string) {
@@ -528,16 +528,41 @@ func TestMCPOverHTTPProtocol(t *testing.T) {
 	if resp, body := post(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"vault_status","arguments":{}}}`, withSession...); resp.StatusCode != 200 || !strings.Contains(body, `"serving":true`) {
 		t.Errorf("vault_status: %d %s", resp.StatusCode, body)
 	}
-	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	req.Header.Set("Authorization", "Bearer "+mcpToken)
-	req.Header.Set("Accept", "text/event-stream")
-	getResp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	// Sessions are checked: 400 without one, 404 for one that is unknown
+	// or ended.
+	list := `{"jsonrpc":"2.0","id":5,"method":"tools/list"}`
+	if resp, body := post(list, auth...); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "Mcp-Session-Id") {
+		t.Errorf("no session: %d %s", resp.StatusCode, body)
 	}
-	getResp.Body.Close()
-	if getResp.StatusCode != http.StatusMethodNotAllowed || getResp.Header.Get("Allow") != "POST, DELETE" {
-		t.Errorf("GET /mcp: %d %v", getResp.StatusCode, getResp.Header)
+	if resp, body := post(list, append(auth, "Mcp-Session-Id", "mcp-session-00000000-0000-4000-8000-000000000000")...); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a made-up session: %d %s", resp.StatusCode, body)
+	}
+	send := func(method string, headers ...string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(method, url, nil)
+		for i := 0; i+1 < len(headers); i += 2 {
+			req.Header.Set(headers[i], headers[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	// GET is the session's event stream, which DELETE ends.
+	stream := send(http.MethodGet, append(withSession, "Accept", "text/event-stream")...)
+	defer stream.Body.Close()
+	if stream.StatusCode != http.StatusOK || stream.Header.Get("Content-Type") != "text/event-stream" {
+		t.Errorf("GET /mcp: %d %v", stream.StatusCode, stream.Header)
+	}
+	if resp := send(http.MethodDelete, withSession...); resp.StatusCode != http.StatusOK {
+		t.Errorf("DELETE /mcp: %d", resp.StatusCode)
+	}
+	if _, err := io.ReadAll(stream.Body); err != nil {
+		t.Errorf("the event stream did not end with its session: %v", err)
+	}
+	if resp, body := post(list, withSession...); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a session after DELETE: %d %s", resp.StatusCode, body)
 	}
 
 	// The official client without the token is refused with 401.
@@ -551,8 +576,8 @@ func TestMCPOverHTTPProtocol(t *testing.T) {
 // the indexer publishes new snapshots: the first without the graph
 // database (so cypher_query is not listed), then two with it. Every call
 // succeeds and names one snapshot; the client sees several; after the swap
-// cypher_query is listed, and over stdio the client was told the list
-// changed.
+// cypher_query is listed, and the client was told the list (over HTTP on
+// the event stream or in the answer to a call in flight) changed.
 func TestMCPCallsDuringSwap(t *testing.T) {
 	for _, name := range []string{"stdio", "http"} {
 		t.Run(name, func(t *testing.T) {
@@ -622,8 +647,8 @@ func TestMCPCallsDuringSwap(t *testing.T) {
 			}
 			var notes []string
 			o[3].decode(t, &notes)
-			if name == "stdio" && !slices.Contains(notes, "notifications/tools/list_changed") {
-				t.Errorf("no tools/list_changed over stdio: %v", notes)
+			if !slices.Contains(notes, "notifications/tools/list_changed") {
+				t.Errorf("no tools/list_changed over %s: %v", name, notes)
 			}
 			t.Logf("%s: %d calls over %d snapshots, notifications %v", name, loop.Calls, len(loop.Snapshots), notes)
 		})

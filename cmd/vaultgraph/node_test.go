@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,15 +15,26 @@ import (
 var ciDir = repoPath("ci")
 
 // installNode installs ci/node_modules from the lock file once per test
-// binary, so `go test ./...` works on a fresh machine with Node and npm.
+// binary, so `go test ./...` works on a fresh machine with Node and npm,
+// and again whenever the lock file changed since (its sha256 is kept in
+// node_modules/.vaultgraph-lock).
 var installNode = sync.OnceValue(func() error {
-	if _, err := os.Stat(filepath.Join(ciDir, "node_modules", ".package-lock.json")); err == nil {
+	lock, err := os.ReadFile(filepath.Join(ciDir, "package-lock.json"))
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(lock)
+	stamp := filepath.Join(ciDir, "node_modules", ".vaultgraph-lock")
+	if b, err := os.ReadFile(stamp); err == nil && string(b) == hex.EncodeToString(sum[:]) {
 		return nil
 	}
 	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
 	cmd.Dir = ciDir
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	return cmd.Run()
+	if err := cmd.Run(); err != nil {
+		return err
+	}
+	return os.WriteFile(stamp, []byte(hex.EncodeToString(sum[:])), 0o644)
 })
 
 // node runs a script of ci/ with Node and returns its stdout.

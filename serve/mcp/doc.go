@@ -56,8 +56,8 @@
 // idle stdio client hears of a swap. When a swap changes the tool set the
 // server sends notifications/tools/list_changed, and when it changes the
 // notes notifications/resources/list_changed, to every session that can
-// receive them (stdio; streamable HTTP as served here has no stream to
-// carry them, see below). A call that raced a swap to a snapshot without
+// receive them (stdio, and HTTP sessions: on their event stream, see
+// below). A call that raced a swap to a snapshot without
 // its capability gets a tool error with the reason, or, if the tool was
 // already unlisted, the protocol's unknown-tool error.
 //
@@ -86,18 +86,31 @@
 // native library's stray print cannot corrupt the stream), logs go to
 // stderr. No port and no token: only the parent process can talk to it.
 //
-// Streamable HTTP (Mounts): POST /mcp carries JSON-RPC; its responses are
-// single application/json bodies (fiber buffers responses, so nothing is
-// streamed). GET /mcp, the optional server-to-client event stream, answers
-// 405 Method Not Allowed, as the transport allows a server without one to
-// do; clients then work by POST alone, and list_changed notifications are
-// not delivered over HTTP (re-list after vault_status shows a new
-// snapshot). DELETE /mcp ends a session. Session ids are handed out on
-// initialize but not checked: the server keeps no per-session state (every
-// tool is a pure read of the served snapshot), so a restarted server keeps
-// serving its clients and nothing accumulates per session. The routes run
+// Streamable HTTP (Mounts), as the transport of the 2025-11-25
+// specification says: POST /mcp carries JSON-RPC, answered with a single
+// JSON body, or, when a notification comes while the request is handled
+// (a swap's list_changed), a short event stream of it and the response
+// (fiber buffers responses, so answers are sent whole). initialize hands
+// out a session id (Mcp-Session-Id, 128 random bits) and every later
+// request must carry it: 400 without one, 404 for an id that is unknown,
+// ended with DELETE /mcp, idle past Options.SessionIdle, or evicted past
+// Options.MaxSessions (the least recently used goes); a restarted server
+// knows no sessions, so clients initialize again, as the transport
+// requires of them. GET /mcp is the session's event stream (server-sent
+// events, a ping every 25 s): tools/list_changed and
+// resources/list_changed when a swap changes the lists, and
+// notifications/resources/updated for the notes the session subscribed
+// to (resources/subscribe) that the swap changed, added or removed; it
+// ends with its session, when a newer stream of the session opens, or on
+// Close (which Run calls when told to stop, so that shutdown need not wait
+// for streams). JSON-RPC batches are answered message by message for
+// sessions of protocol version 2025-03-26, the only one that has them,
+// and refused with 400 for later versions. Requests of protocol version
+// 2026-07-28, which has no sessions, are left to mcp-go. The routes run
 // behind the REST server's middleware: its bearer token (401 without it),
 // its Host check against DNS rebinding when no token is set, its body
 // limit, its cap on concurrent heavy requests (every POST /mcp counts as
-// one; excess gets 429 with Retry-After), its logs and metrics.
+// one; excess gets 429 with Retry-After), its logs and metrics, to which
+// the MCP server adds its own (Collectors): tool calls by tool and outcome,
+// their durations, open event streams and live sessions.
 package mcp

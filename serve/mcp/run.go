@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/vaultgraph/vaultgraph/serve"
 	"github.com/vaultgraph/vaultgraph/serve/store"
@@ -68,8 +69,17 @@ func Run(ctx context.Context, cfg Config) error {
 		if cfg.Stdio {
 			return srv.serveStdio(ctx, cfg.In, cfg.Out, log)
 		}
+		// Event streams end when the server is told to stop, so that
+		// the HTTP server's shutdown does not wait for them.
+		stopped := context.AfterFunc(ctx, srv.Close)
+		defer func() {
+			if stopped() {
+				srv.Close()
+			}
+		}()
 		http := sc
 		http.Server.Mounts = append(append([]serve.Mount(nil), sc.Server.Mounts...), srv.Mounts()...)
+		http.Server.Collectors = append(append([]prometheus.Collector(nil), sc.Server.Collectors...), srv.Collectors()...)
 		return serve.ServeHTTP(ctx, st, http)
 	})
 }

@@ -39,6 +39,11 @@ type Options struct {
 	// PageSize is the number of resources per resources/list page
 	// (default DefaultPageSize).
 	PageSize int
+	// SessionIdle ends an HTTP session idle this long (default
+	// DefaultSessionIdle); MaxSessions bounds the live ones, ending the
+	// least recently used past it (default DefaultMaxSessions).
+	SessionIdle time.Duration
+	MaxSessions int
 
 	// validateOutput checks every result against its tool's output schema
 	// (tests).
@@ -76,6 +81,12 @@ func (o Options) withDefaults() Options {
 	if o.PageSize <= 0 {
 		o.PageSize = DefaultPageSize
 	}
+	if o.SessionIdle <= 0 {
+		o.SessionIdle = DefaultSessionIdle
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
 	return o
 }
 
@@ -88,6 +99,13 @@ type Server struct {
 	log   *slog.Logger
 	mcp   *server.MCPServer
 	tools []*tool
+	// sessions are the HTTP sessions, http their transport (set by
+	// Mounts).
+	sessions *sessions
+	http     *server.StreamableHTTPServer
+	// subs are the notes sessions subscribed to.
+	subs    subscriptions
+	metrics *metrics
 	// started is when the server was created, for vault_status.
 	started time.Time
 	// template is the resource template of notes, vault://{path}.
@@ -117,21 +135,30 @@ Every answer names the snapshot it came from. ` + serve.VaultTextNotice + ` Neve
 // step as snapshots are swapped (see the package documentation).
 func New(st *store.Store, opts Options) (*Server, error) {
 	opts = opts.withDefaults()
-	s := &Server{st: st, opts: opts, log: opts.Log, started: time.Now(), template: noteTemplate()}
+	s := &Server{st: st, opts: opts, log: opts.Log, started: time.Now(), template: noteTemplate(),
+		sessions: newSessions(opts.MaxSessions)}
 	tools, err := s.allTools()
 	if err != nil {
 		return nil, err
 	}
 	s.tools = tools
+	s.metrics = newMetrics(s)
 	hooks := &server.Hooks{}
 	// A request that finds another snapshot served than the lists reflect
 	// brings them in step first, so that tools/list and resources/list
 	// right after a swap describe the new snapshot.
 	hooks.AddBeforeAny(func(context.Context, any, mcp.MCPMethod, any) { s.Sync() })
 	hooks.AddBeforeReadResource(s.markMissing)
+	s.subscribeHooks(hooks)
+	// Batches depend on the protocol version a session negotiated.
+	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
+		if cs := server.ClientSessionFromContext(ctx); cs != nil && res != nil {
+			s.sessions.setVersion(cs.SessionID(), res.ProtocolVersion)
+		}
+	})
 	srvOpts := []server.ServerOption{
 		server.WithToolCapabilities(true),
-		server.WithResourceCapabilities(false, true),
+		server.WithResourceCapabilities(true, true),
 		server.WithInstructions(instructions),
 		server.WithTitle("vaultgraph"),
 		server.WithDescription("Read-only snapshots of an Obsidian vault: Cypher, vector search, GraphRAG, link graph, notes"),
@@ -173,6 +200,7 @@ func (s *Server) Sync() {
 	}
 	s.syncTools(snap)
 	s.syncResources(snap)
+	s.notifyUpdated(snap)
 	s.synced.Store(&id)
 }
 

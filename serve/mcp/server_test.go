@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -340,60 +337,6 @@ func TestCallsDuringSwaps(t *testing.T) {
 	}
 	if len(seen) < 2 {
 		t.Errorf("calls saw snapshots %v; want several", seen)
-	}
-}
-
-// TestHTTPMount drives POST, GET and DELETE /mcp through the REST server's
-// middleware.
-func TestHTTPMount(t *testing.T) {
-	st := openStore(t, demoData(t))
-	s := newServer(t, st, Options{})
-	const token = "0123456789abcdef0123"
-	rest, err := serve.New(st, serve.Options{Token: token, Mounts: s.Mounts()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	do := func(method, body, session string, auth bool) (*http.Response, string) {
-		t.Helper()
-		req := httptest.NewRequest(method, "/mcp", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if auth {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-		}
-		resp, err := rest.App().Test(req, -1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		return resp, string(b)
-	}
-	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
-	if resp, _ := do("POST", initialize, "", false); resp.StatusCode != http.StatusUnauthorized {
-		t.Errorf("without the token: %d", resp.StatusCode)
-	}
-	resp, body := do("POST", initialize, "", true)
-	session := resp.Header.Get("Mcp-Session-Id")
-	if resp.StatusCode != http.StatusOK || session == "" || !strings.Contains(body, `"name":"vaultgraph"`) {
-		t.Fatalf("initialize: %d %q %s", resp.StatusCode, session, body)
-	}
-	resp, body = do("POST", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"vault_status","arguments":{}}}`, session, true)
-	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"snapshot":"`+st.Current()+`"`) {
-		t.Errorf("tools/call: %d %s", resp.StatusCode, body)
-	}
-	if resp, body = do("POST", `{"jsonrpc":"2.0","id":3,"method":`, session, true); !strings.Contains(body, "-32700") {
-		t.Errorf("malformed JSON: %d %s", resp.StatusCode, body)
-	}
-	if resp, body = do("GET", "", session, true); resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST, DELETE" ||
-		!strings.Contains(body, "method_not_allowed") {
-		t.Errorf("GET: %d %v %s", resp.StatusCode, resp.Header, body)
-	}
-	if resp, _ = do("DELETE", "", session, true); resp.StatusCode != http.StatusOK {
-		t.Errorf("DELETE: %d", resp.StatusCode)
 	}
 }
 

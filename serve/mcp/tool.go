@@ -76,35 +76,46 @@ var errTooLarge = errors.New("result too large")
 func (s *Server) handler(t *tool) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
-		if err := t.args.check(req); err != nil {
-			return toolError("", err.Error()), nil
-		}
-		snap, release := s.st.Acquire()
-		defer release()
-		id := ""
-		switch {
-		case snap != nil:
-			id = snap.ID
-		case !t.bare:
-			return toolError("", s.noSnapshot()), nil
-		}
-		if err := t.unavailable(snap); err != nil {
-			return toolError(id, fmt.Sprintf("%s is not available for this snapshot: %s", t.def.Name, err)), nil
-		}
-		ctx, cancel := context.WithTimeout(ctx, s.opts.QueryTimeout)
-		defer cancel()
-		a, err := t.run(ctx, snap, req)
-		var res *mcp.CallToolResult
-		if err == nil {
-			res, err = s.encode(a)
-		}
-		if err != nil {
-			res = toolError(id, s.describe(ctx, t.def.Name, snap, err))
-		}
-		s.log.Debug("MCP tool call", "tool", t.def.Name, "snapshot", id, "error", res.IsError,
-			"ms", float64(time.Since(start).Microseconds())/1000)
+		res, id, outcome := s.call(ctx, t, req)
+		d := time.Since(start)
+		s.metrics.observe(t.def.Name, outcome, d)
+		s.log.Debug("MCP tool call", "tool", t.def.Name, "snapshot", id, "outcome", outcome,
+			"ms", float64(d.Microseconds())/1000)
 		return res, nil
 	}
+}
+
+// call runs t on one snapshot, held from the start of the call to its
+// end, and encodes the answer before releasing it. It returns the id of
+// the snapshot that answered and the call's outcome.
+func (s *Server) call(ctx context.Context, t *tool, req mcp.CallToolRequest) (*mcp.CallToolResult, string, string) {
+	if err := t.args.check(req); err != nil {
+		return toolError("", err.Error()), "", outcomeError
+	}
+	snap, release := s.st.Acquire()
+	defer release()
+	id := ""
+	switch {
+	case snap != nil:
+		id = snap.ID
+	case !t.bare:
+		return toolError("", s.noSnapshot()), "", outcomeUnavailable
+	}
+	if err := t.unavailable(snap); err != nil {
+		return toolError(id, fmt.Sprintf("%s is not available for this snapshot: %s", t.def.Name, err)), id, outcomeUnavailable
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.opts.QueryTimeout)
+	defer cancel()
+	a, err := t.run(ctx, snap, req)
+	var res *mcp.CallToolResult
+	if err == nil {
+		res, err = s.encode(a)
+	}
+	if err != nil {
+		msg, outcome := s.describe(ctx, t.def.Name, snap, err)
+		return toolError(id, msg), id, outcome
+	}
+	return res, id, outcomeOK
 }
 
 // bind decodes a call's arguments into args. The input schema has been
@@ -173,37 +184,41 @@ func toolError(snapshot, msg string) *mcp.CallToolResult {
 
 // describe turns a failed call into a message the agent can act on.
 // Errors that are not the agent's are logged and described without detail.
-func (s *Server) describe(ctx context.Context, name string, snap *store.Snapshot, err error) string {
+// The outcome is the call's label in vaultgraph_mcp_tool_calls_total.
+func (s *Server) describe(ctx context.Context, name string, snap *store.Snapshot, err error) (string, string) {
 	var ae *agentError
 	var ce *cypher.Error
 	switch {
 	case errors.As(err, &ae):
-		return ae.msg
+		return ae.msg, outcomeError
 	case errors.As(err, &ce):
-		return s.cypherMessage(snap, "", ce)
+		if ce.Kind == cypher.KindTimeout {
+			return s.cypherMessage(snap, "", ce), outcomeTimeout
+		}
+		return s.cypherMessage(snap, "", ce), outcomeError
 	case errors.Is(err, linkgraph.ErrAmbiguous):
-		return err.Error()
+		return err.Error(), outcomeError
 	case errors.Is(err, linkgraph.ErrNotFound):
 		return err.Error() + ". Names are a note's vault path (People/Alice.md), title or alias; " +
-			"find notes by meaning with vector_search, or list paths with cypher_query (MATCH (n) RETURN n.path)"
+			"find notes by meaning with vector_search, or list paths with cypher_query (MATCH (n) RETURN n.path)", outcomeError
 	case errors.Is(err, linkgraph.ErrInvalidRequest), errors.Is(err, retrieve.ErrInvalidRequest):
-		return err.Error()
+		return err.Error(), outcomeError
 	case errors.Is(err, embed.ErrModelMismatch):
-		return err.Error()
+		return err.Error(), outcomeUnavailable
 	case errors.Is(err, errTooLarge):
 		return fmt.Sprintf("the result of %s is larger than %d KiB even cut down; narrow the request (a smaller limit, a filter, fewer columns)",
-			name, s.opts.MaxResultBytes>>10)
+			name, s.opts.MaxResultBytes>>10), outcomeError
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Sprintf("%s ran past its time limit of %s; narrow the request", name, s.opts.QueryTimeout)
+		return fmt.Sprintf("%s ran past its time limit of %s; narrow the request", name, s.opts.QueryTimeout), outcomeTimeout
 	case snap != nil && snap.Embedder != nil && snap.Embedder.Info().Provider != "builtin" && (name == toolSearch || name == toolRetrieve):
-		return fmt.Sprintf("embedding the query with %s failed, try again shortly: %s", snap.Embedder.Info().Provider, err)
+		return fmt.Sprintf("embedding the query with %s failed, try again shortly: %s", snap.Embedder.Info().Provider, err), outcomeUnavailable
 	}
 	id := ""
 	if snap != nil {
 		id = snap.ID
 	}
 	s.log.Error("MCP tool call failed", "tool", name, "snapshot", id, "err", err)
-	return fmt.Sprintf("internal error in %s; the server log has the details", name)
+	return fmt.Sprintf("internal error in %s; the server log has the details", name), outcomeInternal
 }
 
 // noSnapshot is the error of a call that needs a snapshot while none is
