@@ -11,12 +11,14 @@ type Chunk struct {
 	ID      string `parquet:"id,plain" json:"id"`
 	Note    string `parquet:"note,plain" json:"note"`
 	Ordinal int32  `parquet:"ordinal" json:"ordinal"`
-	// Heading is the heading path joined with HeadingSeparator.
-	Heading string `parquet:"heading,plain" json:"heading,omitempty"`
+	// Heading is the heading path joined with HeadingSeparator; "" (NULL
+	// in the table) before the first heading.
+	Heading string `parquet:"heading,optional,plain" json:"heading,omitempty"`
 	// Start and End are byte offsets of Text in the note's Content; Line is
-	// the 1-based line of Start.
-	Start int32 `parquet:"start" json:"start"`
-	End   int32 `parquet:"end" json:"end"`
+	// the 1-based line of Start. Their columns are start_byte and end_byte
+	// (END is an SQL keyword).
+	Start int32 `parquet:"start_byte" json:"start"`
+	End   int32 `parquet:"end_byte" json:"end"`
 	Line  int32 `parquet:"line" json:"line"`
 	// Context is the header embedded with the text: the note's title,
 	// labels, properties and heading path, so that a passage is embedded as

@@ -24,10 +24,13 @@
 // Parquet reader (0.11.3) aborts on delta-encoded strings, and older JS
 // readers cannot read them either. TestStringColumnsArePlain pins this.
 //
-// Lists are standard three-level LIST groups; properties are a list of
-// (key, kind, value) structs where value is the JSON encoding of the value, so
-// that rows of one table can carry properties of different types and any
-// Parquet reader can decode them.
+// Lists are standard three-level LIST groups. Properties are a list of
+// structs with one column per kind (key, kind, text, number, bool, date,
+// datetime, list; see Property), so that rows of one table carry properties
+// of different types and a reader such as DuckDB filters on them without
+// JSON functions. Absent values are NULL, never placeholders, and no column
+// is named with an SQL keyword (TestColumnNamesAreNotSQLKeywords in
+// cmd/vaultgraph asks DuckDB).
 //
 // # Graph database
 //

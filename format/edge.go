@@ -23,8 +23,9 @@ type Edge struct {
 	Origin     string     `parquet:"origin,dict" json:"origin"`
 	// Anchors are the distinct headings or blocks the link pointed into.
 	Anchors []string `parquet:"anchors,list,plain" json:"anchors"`
-	// Heading and Line locate the first occurrence in the source note.
-	Heading string `parquet:"heading,plain" json:"heading,omitempty"`
+	// Heading and Line locate the first occurrence in the source note; no
+	// heading is "" (NULL in the table).
+	Heading string `parquet:"heading,optional,plain" json:"heading,omitempty"`
 	Line    int32  `parquet:"line" json:"line"`
 	// Unresolved is true when Target is a stub.
 	Unresolved bool `parquet:"unresolved" json:"unresolved"`

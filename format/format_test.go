@@ -1,7 +1,9 @@
 package format
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -53,7 +55,7 @@ func TestDecodeManifestRefusesUnknownVersion(t *testing.T) {
 	if !errors.Is(err, ErrUnknownVersion) {
 		t.Fatalf("err = %v, want ErrUnknownVersion", err)
 	}
-	if _, err := DecodeManifest([]byte(`{"format_version": 1, "id": "nope"}`)); err == nil {
+	if _, err := DecodeManifest([]byte(`{"format_version": 2, "id": "nope"}`)); err == nil {
 		t.Fatal("manifest with invalid id accepted")
 	}
 }
@@ -61,7 +63,7 @@ func TestDecodeManifestRefusesUnknownVersion(t *testing.T) {
 // TestManifestEmbedderRevision: the model revision is optional, so
 // manifests written before it existed read and write as they were.
 func TestManifestEmbedderRevision(t *testing.T) {
-	old := `{"format_version": 1, "id": "01JDXH0000000000000000000A", "embedder": {"provider": "ollama",
+	old := `{"format_version": 2, "id": "01JDXH0000000000000000000A", "embedder": {"provider": "ollama",
 		"model": "nomic-embed-text:latest", "dimensions": 768, "fingerprint": "ab", "kind": "semantic"}}`
 	m, err := DecodeManifest([]byte(old))
 	if err != nil {
@@ -90,7 +92,7 @@ func TestManifestEmbedderRevision(t *testing.T) {
 func TestFormatVersion(t *testing.T) {
 	// Changing the on-disk format needs a new version and a changelog line
 	// in version.go; update this test together with them.
-	if Version != 1 {
+	if Version != 2 {
 		t.Fatalf("Version = %d", Version)
 	}
 }
@@ -126,6 +128,70 @@ func TestPropertyRoundTrip(t *testing.T) {
 				t.Errorf("Text = %q, want %q", p.Text(), tc.text)
 			}
 		})
+	}
+}
+
+// TestPropertyColumns: each kind fills its own typed column and no other,
+// so that a Parquet reader compares values without decoding JSON.
+func TestPropertyColumns(t *testing.T) {
+	str := func(s string) *string { return &s }
+	num := func(f float64) *float64 { return &f }
+	day := func(d int32) *int32 { return &d }
+	instant := time.Date(2024, 5, 6, 6, 0, 0, 0, time.UTC)
+	tests := []struct {
+		kind string
+		v    any
+		want Property
+		json string
+	}{
+		{KindString, "Rotterdam", Property{Key: "k", Kind: KindString, TextValue: str("Rotterdam")}, `"Rotterdam"`},
+		{KindInt, int64(-3), Property{Key: "k", Kind: KindInt, TextValue: str("-3"), Number: num(-3)}, `-3`},
+		{KindFloat, 2.5, Property{Key: "k", Kind: KindFloat, TextValue: str("2.5"), Number: num(2.5)}, `2.5`},
+		{KindBool, false, Property{Key: "k", Kind: KindBool, TextValue: str("false"), Bool: new(bool)}, `false`},
+		{KindDate, "1969-12-31", Property{Key: "k", Kind: KindDate, TextValue: str("1969-12-31"), Date: day(-1)}, `"1969-12-31"`},
+		{KindDateTime, "2024-05-06T08:00:00+02:00", Property{Key: "k", Kind: KindDateTime, TextValue: str("2024-05-06T08:00:00+02:00"), DateTime: &instant}, `"2024-05-06T08:00:00+02:00"`},
+		{KindList, []any{"a b", 1, nil, []any{true}}, Property{Key: "k", Kind: KindList, TextValue: str(`["a b",1,null,[true]]`), List: []*string{str("a b"), str("1"), nil, str("[true]")}}, `["a b",1,null,[true]]`},
+		{KindMap, map[string]any{"city": "Paris"}, Property{Key: "k", Kind: KindMap, TextValue: str(`{"city":"Paris"}`)}, `{"city":"Paris"}`},
+		{KindNull, nil, Property{Key: "k", Kind: KindNull}, `null`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.kind, func(t *testing.T) {
+			p, err := NewProperty("k", tc.kind, tc.v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(p, tc.want) {
+				t.Errorf("NewProperty = %s, want %s", dump(p), dump(tc.want))
+			}
+			if p.JSON() != tc.json {
+				t.Errorf("JSON = %s, want %s", p.JSON(), tc.json)
+			}
+			if q := PropertyFromJSON("k", tc.kind, tc.json); !reflect.DeepEqual(q, p) {
+				t.Errorf("PropertyFromJSON = %s, want %s", dump(q), dump(p))
+			}
+		})
+	}
+	// A value that does not fit its kind keeps its text and no typed column.
+	bad := PropertyFromJSON("k", KindDate, `"not a date"`)
+	if bad.Text() != "not a date" || bad.Date != nil {
+		t.Errorf("bad date: %s", dump(bad))
+	}
+}
+
+func dump(p Property) string {
+	b, _ := json.Marshal(p)
+	return string(b)
+}
+
+// TestOlderVersionSaysHowToReplaceIt: a snapshot of an older format is
+// refused with the command that writes one this build reads; a newer one
+// asks for an upgrade.
+func TestOlderVersionSaysHowToReplaceIt(t *testing.T) {
+	for v, want := range map[int]string{Version - 1: "run `vaultgraph index", Version + 1: "upgrade vaultgraph"} {
+		_, err := DecodeManifest(fmt.Appendf(nil, `{"format_version": %d, "id": "01JDXH0000000000000000000A"}`, v))
+		if !errors.Is(err, ErrUnknownVersion) || !strings.Contains(err.Error(), want) {
+			t.Errorf("version %d: err = %v, want ErrUnknownVersion saying %q", v, err, want)
+		}
 	}
 }
 

@@ -38,15 +38,18 @@ type Link struct {
 	// Target is the link path without anchor: "Crawler", "people/Bob", or
 	// for markdown links the vault path "people/Bob Smith.md".
 	Target string `parquet:"target,plain" json:"target"`
-	// Anchor is the heading ("Goals") or block ("^b1") after '#', if any.
-	Anchor string `parquet:"anchor,plain" json:"anchor,omitempty"`
-	// Display is the alias or link text shown to readers, if any.
-	Display    string     `parquet:"display,plain" json:"display,omitempty"`
+	// Anchor is the heading ("Goals") or block ("^b1") after '#', if any
+	// (NULL in the table if none).
+	Anchor string `parquet:"anchor,optional,plain" json:"anchor,omitempty"`
+	// Display is the alias or link text shown to readers, if any (NULL in
+	// the table if none).
+	Display    string     `parquet:"display,optional,plain" json:"display,omitempty"`
 	Sign       int32      `parquet:"sign" json:"sign"`
 	Properties []Property `parquet:"properties,list" json:"properties"`
 	// Heading is the heading path the link was written under, joined with
-	// HeadingSeparator; "" before the first heading and in frontmatter.
-	Heading string `parquet:"heading,plain" json:"heading,omitempty"`
+	// HeadingSeparator; "" (NULL in the table) before the first heading and
+	// in frontmatter.
+	Heading string `parquet:"heading,optional,plain" json:"heading,omitempty"`
 	Line    int32  `parquet:"line" json:"line"`
 }
 

@@ -88,7 +88,11 @@ func DecodeManifest(data []byte) (*Manifest, error) {
 		return nil, fmt.Errorf("decode manifest: %w", err)
 	}
 	if !SupportedVersion(m.FormatVersion) {
-		return nil, fmt.Errorf("%w %d (this build reads version %d; upgrade vaultgraph or re-index)", ErrUnknownVersion, m.FormatVersion, Version)
+		if m.FormatVersion > 0 && m.FormatVersion < Version {
+			return nil, fmt.Errorf("%w %d, older than this build's %d: run `vaultgraph index --vault VAULT --data DATA` to write a snapshot this build reads (it parses every note again)",
+				ErrUnknownVersion, m.FormatVersion, Version)
+		}
+		return nil, fmt.Errorf("%w %d (this build reads version %d: upgrade vaultgraph to read it)", ErrUnknownVersion, m.FormatVersion, Version)
 	}
 	if !ValidSnapshotID(m.ID) {
 		return nil, fmt.Errorf("decode manifest: invalid snapshot id %q", m.ID)

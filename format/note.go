@@ -10,8 +10,9 @@ type Note struct {
 	// for ("Missing Idea"), which never ends in .md unless the author wrote
 	// it so; stubs and notes never share an id.
 	ID string `parquet:"id,plain" json:"id"`
-	// Path is the vault-relative path of the file, "" for a stub.
-	Path   string `parquet:"path,plain" json:"path"`
+	// Path is the vault-relative path of the file, "" (NULL in the
+	// table) for a stub.
+	Path   string `parquet:"path,optional,plain" json:"path"`
 	Title  string `parquet:"title,plain" json:"title"`
 	Folder string `parquet:"folder,plain" json:"folder"`
 	// Labels come from frontmatter type (string or list), then types, in
@@ -23,10 +24,12 @@ type Note struct {
 	// value is not a link, in the order written.
 	Properties []Property `parquet:"properties,list" json:"properties"`
 	Stub       bool       `parquet:"stub" json:"stub"`
-	// Signature is the sha256 (hex) of the file's bytes as read.
-	Signature string    `parquet:"signature,plain" json:"signature"`
+	// Signature is the sha256 (hex) of the file's bytes as read. Signature
+	// and Modified are absent for a stub: "" and the zero time here, NULL in
+	// the table. A stub's Size is 0, the length of its empty Content.
+	Signature string    `parquet:"signature,optional,plain" json:"signature"`
 	Size      int64     `parquet:"size" json:"size"`
-	Modified  time.Time `parquet:"modified,timestamp(millisecond)" json:"modified"`
+	Modified  time.Time `parquet:"modified,optional,timestamp(millisecond)" json:"modified"`
 	// BodyStart is the byte offset in Content where the body begins, after
 	// the frontmatter block.
 	BodyStart int32 `parquet:"body_start" json:"body_start"`

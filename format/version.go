@@ -8,7 +8,13 @@ package format
 //
 //	1: nodes, links, edges and chunks tables; manifest with note signatures,
 //	   warnings and file checksums.
-const Version = 1
+//	2: typed tables: a property is a struct with one column per kind (text,
+//	   number, bool, date, datetime, list) instead of a JSON string; absent
+//	   values are NULL (a stub's path, signature and modified; empty
+//	   headings, anchors and display texts); chunks' start and end are
+//	   start_byte and end_byte. Version 1 snapshots are refused with the
+//	   command that replaces them (index again: the run parses every note).
+const Version = 2
 
 // SupportedVersion reports whether this build can read snapshots written in
 // format version v.

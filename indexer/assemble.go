@@ -137,7 +137,7 @@ type reuse struct {
 // TestReuseRowsCoverTheFormat keeps them in step with format.
 type noteMeta struct {
 	ID         string            `parquet:"id,plain"`
-	Path       string            `parquet:"path,plain"`
+	Path       string            `parquet:"path,optional,plain"`
 	Title      string            `parquet:"title,plain"`
 	Folder     string            `parquet:"folder,plain"`
 	Labels     []string          `parquet:"labels,list,plain"`
@@ -145,7 +145,7 @@ type noteMeta struct {
 	Aliases    []string          `parquet:"aliases,list,plain"`
 	Properties []format.Property `parquet:"properties,list"`
 	Stub       bool              `parquet:"stub"`
-	Signature  string            `parquet:"signature,plain"`
+	Signature  string            `parquet:"signature,optional,plain"`
 	BodyStart  int32             `parquet:"body_start"`
 }
 
@@ -153,9 +153,9 @@ type chunkMeta struct {
 	ID         string `parquet:"id,plain"`
 	Note       string `parquet:"note,plain"`
 	Ordinal    int32  `parquet:"ordinal"`
-	Heading    string `parquet:"heading,plain"`
-	Start      int32  `parquet:"start"`
-	End        int32  `parquet:"end"`
+	Heading    string `parquet:"heading,optional,plain"`
+	Start      int32  `parquet:"start_byte"`
+	End        int32  `parquet:"end_byte"`
 	Line       int32  `parquet:"line"`
 	Context    string `parquet:"context,plain"`
 	TextSHA256 string `parquet:"text_sha256,plain"`

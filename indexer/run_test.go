@@ -348,3 +348,33 @@ func TestRunSymlinkToFolderKeepsNotesWhereTheyAre(t *testing.T) {
 		t.Error("an unchanged vault with a symlink published a snapshot")
 	}
 }
+
+// TestRunReplacesASnapshotOfAnOlderFormat: a snapshot written in an older
+// format version is never read; the next run parses every note and
+// publishes a snapshot of the current format, which is what the error that
+// refuses the old one tells the user to do.
+func TestRunReplacesASnapshotOfAnOlderFormat(t *testing.T) {
+	vault := writeVault(t, smallVault)
+	data := t.TempDir()
+	first := run(t, vault, data)
+	manifest := filepath.Join(first.Dir, format.ManifestFile)
+	raw, err := os.ReadFile(manifest)
+	must(t, err)
+	old := strings.Replace(string(raw), fmt.Sprintf(`"format_version": %d`, format.Version), fmt.Sprintf(`"format_version": %d`, format.Version-1), 1)
+	if old == string(raw) {
+		t.Fatal("manifest has no format_version to rewrite")
+	}
+	must(t, os.WriteFile(manifest, []byte(old), 0o644))
+	_, err = snapshot.Open(first.Dir, snapshot.OpenOptions{})
+	if !errors.Is(err, format.ErrUnknownVersion) || !strings.Contains(err.Error(), "vaultgraph index") {
+		t.Fatalf("opening the old snapshot: %v, want a refusal naming the command", err)
+	}
+
+	second := run(t, vault, data)
+	if second.Unchanged || second.Parent != "" || second.Parsed != len(smallVault) || second.ID <= first.ID {
+		t.Fatalf("run after an old-format snapshot: %+v", second)
+	}
+	if s := openSnap(t, second.Dir); s.Manifest.FormatVersion != format.Version {
+		t.Errorf("new snapshot has format %d", s.Manifest.FormatVersion)
+	}
+}

@@ -258,7 +258,7 @@ func TestYAMLAliasesWithinBudget(t *testing.T) {
 	if d := cmp.Diff(want, p.Properties[:2]); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
-	if m, _ := format.Lookup(p.Properties, "merged"); m.Value != `{"city":"Paris","zip":1}` {
-		t.Errorf("merged = %s", m.Value)
+	if m, _ := format.Lookup(p.Properties, "merged"); m.JSON() != `{"city":"Paris","zip":1}` {
+		t.Errorf("merged = %s", m.JSON())
 	}
 }

@@ -138,8 +138,8 @@ func checkLink(notePath string, l format.Link) error {
 }
 
 func checkProperty(p format.Property) error {
-	if !json.Valid([]byte(p.Value)) || !utf8.ValidString(p.Key) {
-		return fmt.Errorf("property %q: value %q is not JSON", p.Key, p.Value)
+	if !json.Valid([]byte(p.JSON())) || !utf8.ValidString(p.Key) {
+		return fmt.Errorf("property %q: value %q is not JSON", p.Key, p.JSON())
 	}
 	if _, err := p.Decode(); err != nil {
 		return err

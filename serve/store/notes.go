@@ -33,9 +33,9 @@ type Chunk struct {
 	ID      string `parquet:"id"`
 	Note    string `parquet:"note"`
 	Ordinal int32  `parquet:"ordinal"`
-	Heading string `parquet:"heading"`
-	Start   int32  `parquet:"start"`
-	End     int32  `parquet:"end"`
+	Heading string `parquet:"heading,optional"`
+	Start   int32  `parquet:"start_byte"`
+	End     int32  `parquet:"end_byte"`
 	Line    int32  `parquet:"line"`
 	Text    string `parquet:"text"`
 	// TextSHA256 keys the chunk's vector (format.Chunk.TextSHA256).

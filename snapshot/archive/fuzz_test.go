@@ -22,7 +22,7 @@ func FuzzImport(f *testing.F) {
 	f.Add(good)
 	f.Add(export(f, src, Zstd))
 	f.Add(good[:len(good)/3])
-	f.Add(makeTar([]tarEntry{{name: src.ID + "/manifest.json", body: []byte(`{"format_version":1,"id":"` + src.ID + `","files":{"../x":{"size":1}}}`)}, {name: src.ID + "/../x", body: []byte("x")}}))
+	f.Add(makeTar([]tarEntry{{name: src.ID + "/manifest.json", body: []byte(`{"format_version":2,"id":"` + src.ID + `","files":{"../x":{"size":1}}}`)}, {name: src.ID + "/../x", body: []byte("x")}}))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, archive []byte) {
 		parent := t.TempDir()

@@ -15,14 +15,14 @@ import (
 // decoded.
 type noteRow struct {
 	ID         string            `parquet:"id"`
-	Path       string            `parquet:"path"`
+	Path       string            `parquet:"path,optional"`
 	Title      string            `parquet:"title"`
 	Labels     []string          `parquet:"labels,list"`
 	Tags       []string          `parquet:"tags,list"`
 	Aliases    []string          `parquet:"aliases,list"`
 	Properties []format.Property `parquet:"properties,list"`
 	Stub       bool              `parquet:"stub"`
-	Signature  string            `parquet:"signature"`
+	Signature  string            `parquet:"signature,optional"`
 }
 
 type edgeRow struct {
@@ -233,7 +233,7 @@ func propertyValues(props []format.Property) map[string]propertyValue {
 			v.raw += "\x00"
 			v.text += ", "
 		}
-		v.raw += p.Kind + "\x01" + p.Value
+		v.raw += p.Kind + "\x01" + p.JSON()
 		v.text += p.Text()
 		m[p.Key] = v
 	}

@@ -71,7 +71,7 @@ func mapsKeys(m map[string]string) func(func(string) bool) {
 }
 
 func prop(key, kind, value string) format.Property {
-	return format.Property{Key: key, Kind: kind, Value: value}
+	return format.PropertyFromJSON(key, kind, value)
 }
 
 func TestCompare(t *testing.T) {

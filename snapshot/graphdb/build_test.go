@@ -26,7 +26,7 @@ func prop(t testing.TB, key, kind string, v any) format.Property {
 }
 
 func rawProp(key, kind, value string) format.Property {
-	return format.Property{Key: key, Kind: kind, Value: value}
+	return format.PropertyFromJSON(key, kind, value)
 }
 
 // fixtureRows is a small vault in table form with every case the builder

@@ -226,7 +226,7 @@ func sameNote(a, b format.Note) bool {
 	return a.ID == b.ID && a.Path == b.Path && a.Title == b.Title && a.Folder == b.Folder && a.Stub == b.Stub &&
 		a.Size == b.Size && oka == okb && ma.Equal(mb) &&
 		slices.Equal(a.Labels, b.Labels) && slices.Equal(a.Tags, b.Tags) && slices.Equal(a.Aliases, b.Aliases) &&
-		slices.Equal(a.Properties, b.Properties)
+		format.EqualProperties(a.Properties, b.Properties)
 }
 
 // storedModified is the modification time noteRow stores, if any. A stub's
@@ -245,14 +245,14 @@ func sameEdge(a, b format.Edge) bool {
 	return a.ID == b.ID && a.Source == b.Source && a.Target == b.Target && a.Type == b.Type && a.Sign == b.Sign &&
 		a.Count == b.Count && a.Line == b.Line && a.Heading == b.Heading && a.Sentence == b.Sentence &&
 		a.Origin == b.Origin && a.Unresolved == b.Unresolved &&
-		slices.Equal(a.Anchors, b.Anchors) && slices.Equal(a.Properties, b.Properties)
+		slices.Equal(a.Anchors, b.Anchors) && format.EqualProperties(a.Properties, b.Properties)
 }
 
 // graphNote is the part of a notes table row that the graph holds: reading
 // only these columns skips the notes' content.
 type graphNote struct {
 	ID         string            `parquet:"id"`
-	Path       string            `parquet:"path"`
+	Path       string            `parquet:"path,optional"`
 	Title      string            `parquet:"title"`
 	Folder     string            `parquet:"folder"`
 	Labels     []string          `parquet:"labels,list"`
@@ -261,7 +261,7 @@ type graphNote struct {
 	Properties []format.Property `parquet:"properties,list"`
 	Stub       bool              `parquet:"stub"`
 	Size       int64             `parquet:"size"`
-	Modified   time.Time         `parquet:"modified,timestamp(millisecond)"`
+	Modified   time.Time         `parquet:"modified,optional,timestamp(millisecond)"`
 }
 
 // parentRows reads the rows the parent snapshot's graph was built from,

@@ -44,7 +44,7 @@ func (c *propColumn) observe(p format.Property) {
 	c.count++
 	c.kinds[kind] = true
 	if kind == format.KindList {
-		for _, item := range listItems(p.Value) {
+		for _, item := range listItems(p.JSON()) {
 			c.elemKinds[itemKind(item)] = true
 		}
 	}
@@ -67,7 +67,7 @@ func effectiveKind(p format.Property) string {
 
 func parseTemporal(p format.Property) (time.Time, bool) {
 	var s string
-	if err := json.Unmarshal([]byte(p.Value), &s); err != nil {
+	if err := json.Unmarshal([]byte(p.JSON()), &s); err != nil {
 		return time.Time{}, false
 	}
 	if p.Kind == format.KindDate {
@@ -349,7 +349,7 @@ func (c *propColumn) valueOf(p format.Property) any {
 		if kind != format.KindList {
 			return nil // cannot happen: a list column holds only lists
 		}
-		items := listItems(p.Value)
+		items := listItems(p.JSON())
 		out := make([]any, len(items))
 		for i, it := range items {
 			out[i] = itemValue(it, elem)
@@ -359,17 +359,17 @@ func (c *propColumn) valueOf(p format.Property) any {
 	switch c.typ {
 	case "INT64":
 		var n int64
-		if json.Unmarshal([]byte(p.Value), &n) == nil {
+		if json.Unmarshal([]byte(p.JSON()), &n) == nil {
 			return n
 		}
 	case "DOUBLE":
 		var f float64
-		if json.Unmarshal([]byte(p.Value), &f) == nil {
+		if json.Unmarshal([]byte(p.JSON()), &f) == nil {
 			return f
 		}
 	case "BOOLEAN":
 		var b bool
-		if json.Unmarshal([]byte(p.Value), &b) == nil {
+		if json.Unmarshal([]byte(p.JSON()), &b) == nil {
 			return b
 		}
 	case "DATE", "TIMESTAMP":

@@ -70,7 +70,7 @@ func newRandomVault(t testing.TB, r *rand.Rand, n int) *randomVault {
 		}
 		a1.Properties = append(a1.Properties, v.value(r, key, kind))
 	}
-	a1.Properties = append(a1.Properties, format.Property{Key: "broken", Kind: format.KindDate, Value: `"not a date"`})
+	a1.Properties = append(a1.Properties, format.PropertyFromJSON("broken", format.KindDate, `"not a date"`))
 	a2.Properties = append(a2.Properties, v.value(r, "conflict", format.KindString))
 	v.notes[a1.ID], v.notes[a2.ID] = a1, a2
 	for _, typ := range edgeTypes[2:] {

@@ -131,7 +131,7 @@ func New(snapshotID string, notes []format.Note, edges []format.Edge) (*Graph, e
 // noteRow and edgeRow are the columns Load reads: everything but content.
 type noteRow struct {
 	ID      string   `parquet:"id"`
-	Path    string   `parquet:"path"`
+	Path    string   `parquet:"path,optional"`
 	Title   string   `parquet:"title"`
 	Folder  string   `parquet:"folder"`
 	Labels  []string `parquet:"labels,list"`

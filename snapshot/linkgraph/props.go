@@ -28,7 +28,7 @@ func (p Properties) MarshalJSON() ([]byte, error) {
 		}
 		b.Write(k)
 		b.WriteByte(':')
-		v := json.RawMessage(prop.Value)
+		v := json.RawMessage(prop.JSON())
 		if !json.Valid(v) {
 			if v, err = json.Marshal(prop.Text()); err != nil {
 				return nil, err
@@ -65,7 +65,7 @@ func (p *Properties) UnmarshalJSON(data []byte) error {
 		if err := dec.Decode(&raw); err != nil {
 			return err
 		}
-		out = append(out, format.Property{Key: key, Kind: kindOf(raw), Value: string(raw)})
+		out = append(out, format.PropertyFromJSON(key, kindOf(raw), string(raw)))
 	}
 	*p = out
 	return nil

@@ -72,9 +72,9 @@ type chunkInfo struct {
 type chunkRow struct {
 	ID         string `parquet:"id"`
 	Note       string `parquet:"note"`
-	Heading    string `parquet:"heading"`
-	Start      int32  `parquet:"start"`
-	End        int32  `parquet:"end"`
+	Heading    string `parquet:"heading,optional"`
+	Start      int32  `parquet:"start_byte"`
+	End        int32  `parquet:"end_byte"`
 	Line       int32  `parquet:"line"`
 	Text       string `parquet:"text"`
 	TextSHA256 string `parquet:"text_sha256"`

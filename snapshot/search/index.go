@@ -63,9 +63,9 @@ type target struct {
 type chunkRow struct {
 	ID         string `parquet:"id"`
 	Note       string `parquet:"note"`
-	Heading    string `parquet:"heading"`
-	Start      int32  `parquet:"start"`
-	End        int32  `parquet:"end"`
+	Heading    string `parquet:"heading,optional"`
+	Start      int32  `parquet:"start_byte"`
+	End        int32  `parquet:"end_byte"`
 	Line       int32  `parquet:"line"`
 	TextSHA256 string `parquet:"text_sha256"`
 }
@@ -76,7 +76,7 @@ type chunkTextRow struct {
 
 type noteRow struct {
 	ID     string   `parquet:"id"`
-	Path   string   `parquet:"path"`
+	Path   string   `parquet:"path,optional"`
 	Title  string   `parquet:"title"`
 	Labels []string `parquet:"labels,list"`
 	Stub   bool     `parquet:"stub"`
