@@ -27,7 +27,7 @@ type healthResponse struct {
 
 func (s *Server) health(c *fiber.Ctx) error {
 	res := healthResponse{Status: "no_snapshot"}
-	id := s.st.Current()
+	id := s.vault(c).Store.Current()
 	if id != "" {
 		res.Status, res.Ready = "ok", true
 	}
@@ -59,6 +59,34 @@ type statusResponse struct {
 	Server        serverStatus     `json:"server"`
 	Snapshots     snapshotsStatus  `json:"snapshots"`
 	Graph         *graphSummary    `json:"graph,omitempty"`
+	// Vault names the vault that answered; Vaults lists every vault the
+	// server serves, in order, the default first marked.
+	Vault  string        `json:"vault"`
+	Vaults []vaultStatus `json:"vaults"`
+}
+
+// vaultStatus is one vault in /status's list.
+type vaultStatus struct {
+	Name     string  `json:"name"`
+	Default  bool    `json:"default,omitempty"`
+	DataDir  string  `json:"data_dir"`
+	Snapshot *string `json:"snapshot"`
+	Ready    bool    `json:"ready"`
+	Rejected int64   `json:"rejected"`
+}
+
+// vaultList is every vault with what it serves.
+func (s *Server) vaultList() []vaultStatus {
+	def := s.vaults.Default().Name
+	out := make([]vaultStatus, 0, s.vaults.Len())
+	for _, v := range s.vaults.All() {
+		vs := vaultStatus{Name: v.Name, Default: v.Name == def, DataDir: v.Store.DataDir(), Rejected: v.Store.Stats().Rejected}
+		if id := v.Store.Current(); id != "" {
+			vs.Snapshot, vs.Ready = &id, true
+		}
+		out = append(out, vs)
+	}
+	return out
 }
 
 type pendingVectors struct {
@@ -113,7 +141,7 @@ func capabilityOf(err error) capability {
 func (s *Server) status(c *fiber.Ctx, snap *store.Snapshot) error {
 	m := snap.Manifest
 	now := time.Now()
-	st := s.st.Stats()
+	st := s.vault(c).Store.Stats()
 	res := statusResponse{
 		Snapshot: snap.ID, Created: m.Created, AgeSeconds: snap.Age(now).Seconds(), Parent: m.Parent,
 		VaultRoot: m.VaultRoot, ToolVersion: m.ToolVersion, FormatVersion: m.FormatVersion,
@@ -130,6 +158,7 @@ func (s *Server) status(c *fiber.Ctx, snap *store.Snapshot) error {
 		Snapshots: snapshotsStatus{Seen: st.Seen, Rejected: st.Rejected, Swaps: st.Swaps, Fallbacks: st.Fallbacks,
 			Open: st.Open, LastRejection: st.LastRejection, LastFallback: st.LastFallback},
 	}
+	res.Vault, res.Vaults = s.vault(c).Name, s.vaultList()
 	if v := m.Vectors; v != nil {
 		res.Pending = pendingVectors{Chunks: v.Chunks.Pending, Edges: v.Edges.Pending, Reason: v.PendingReason}
 	}
@@ -150,9 +179,10 @@ type reloadResponse struct {
 func (s *Server) reload(c *fiber.Ctx) error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.ReloadTimeout)
 	defer cancel()
-	refresh := s.st.Refresh
+	st := s.vault(c).Store
+	refresh := st.Refresh
 	if c.QueryBool("retry") {
-		refresh = s.st.Retry
+		refresh = st.Retry
 	}
 	res, err := refresh(ctx)
 	switch {
@@ -179,5 +209,5 @@ func (s *Server) metricsHandler() fiber.Handler {
 // added as the root extension field x-snapshot.
 func (s *Server) openAPI(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
-	return c.Send(withSnapshotField(s.openapi, s.st.Current()))
+	return c.Send(withSnapshotField(s.openapi, s.vault(c).Store.Current()))
 }

@@ -11,27 +11,38 @@ import (
 )
 
 // metrics are the server's Prometheus metrics, in a registry of its own
-// (several servers can run in one process, as in tests).
+// (several servers can run in one process, as in tests). With several
+// vaults every series about requests or snapshots has a vault label; with
+// one it has none, as before vaults could be several.
 type metrics struct {
 	reg           *prometheus.Registry
+	byVault       bool
 	requests      *prometheus.CounterVec
 	duration      *prometheus.HistogramVec
 	heavyInFlight prometheus.Gauge
 	heavyRejected prometheus.Counter
 }
 
-func newMetrics(st *store.Store, extra []prometheus.Collector) *metrics {
+func newMetrics(vs *store.Vaults, extra []prometheus.Collector) *metrics {
+	byVault := vs.Len() > 1
+	labels := func(names ...string) []string {
+		if byVault {
+			return append([]string{"vault"}, names...)
+		}
+		return names
+	}
 	m := &metrics{
-		reg: prometheus.NewRegistry(),
+		reg:     prometheus.NewRegistry(),
+		byVault: byVault,
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "vaultgraph_http_requests_total",
 			Help: "HTTP requests by route pattern, method and status code.",
-		}, []string{"route", "method", "status"}),
+		}, labels("route", "method", "status")),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "vaultgraph_http_request_duration_seconds",
 			Help:    "Time from the start of routing to the response being ready, by route pattern and method.",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
-		}, []string{"route", "method"}),
+		}, labels("route", "method")),
 		heavyInFlight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "vaultgraph_heavy_requests_in_flight",
 			Help: "Queries and searches running now.",
@@ -41,13 +52,28 @@ func newMetrics(st *store.Store, extra []prometheus.Collector) *metrics {
 			Help: "Queries and searches turned away with 429 because every slot was taken.",
 		}),
 	}
-	stat := func(f func(store.Stats) int64) func() float64 {
-		return func() float64 { return float64(f(st.Stats())) }
-	}
 	m.reg.MustRegister(
 		m.requests, m.duration, m.heavyInFlight, m.heavyRejected,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	for _, v := range vs.All() {
+		reg := prometheus.Registerer(m.reg)
+		if byVault {
+			reg = prometheus.WrapRegistererWith(prometheus.Labels{"vault": v.Name}, reg)
+		}
+		registerStore(reg, v.Store)
+	}
+	m.reg.MustRegister(extra...)
+	return m
+}
+
+// registerStore registers the metrics of one vault's store.
+func registerStore(reg prometheus.Registerer, st *store.Store) {
+	stat := func(f func(store.Stats) int64) func() float64 {
+		return func() float64 { return float64(f(st.Stats())) }
+	}
+	reg.MustRegister(
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "vaultgraph_snapshot_swaps_total",
 			Help: "Times the served snapshot was replaced by another: a newer one, or after it was deleted from disk the newest one left (see vaultgraph_snapshot_fallbacks_total).",
@@ -70,12 +96,17 @@ func newMetrics(st *store.Store, extra []prometheus.Collector) *metrics {
 		}, stat(func(s store.Stats) int64 { return s.Open })),
 		&snapshotCollector{st: st},
 	)
-	m.reg.MustRegister(extra...)
-	return m
 }
 
-func (m *metrics) observe(route, method string, status int, d time.Duration) {
+// observe counts one request to vault (the default vault's name, or ""
+// before routing).
+func (m *metrics) observe(vault, route, method string, status int, d time.Duration) {
 	method = methodLabel(method)
+	if m.byVault {
+		m.requests.WithLabelValues(vault, route, method, strconv.Itoa(status)).Inc()
+		m.duration.WithLabelValues(vault, route, method).Observe(d.Seconds())
+		return
+	}
 	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
 	m.duration.WithLabelValues(route, method).Observe(d.Seconds())
 }

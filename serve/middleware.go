@@ -23,6 +23,7 @@ const (
 	localRequestID  = "request_id"
 	localSnapshot   = "snapshot"
 	localAuthorized = "authorized"
+	localVault      = "vault"
 )
 
 // slowRequest is the duration past which a request is logged at warn
@@ -50,7 +51,7 @@ func (s *Server) observe(c *fiber.Ctx) error {
 	if ok, _ := c.Locals(localAuthorized).(bool); !ok {
 		snap = ""
 	} else if snap == "" {
-		snap = s.st.Current()
+		snap = s.vault(c).Store.Current()
 	}
 	if err != nil {
 		ae := s.errorFor(c, err)
@@ -64,7 +65,7 @@ func (s *Server) observe(c *fiber.Ctx) error {
 	status := c.Response().StatusCode()
 	route := s.routeLabel(c)
 	d := time.Since(start)
-	s.metrics.observe(route, c.Method(), status, d)
+	s.metrics.observe(s.vault(c).Name, route, c.Method(), status, d)
 
 	level := slog.LevelDebug
 	switch {
@@ -87,8 +88,13 @@ func (s *Server) observe(c *fiber.Ctx) error {
 // 413, or a method the route does not have); "unmatched" for paths no
 // route has, so that scanners cannot blow up the label set.
 func (s *Server) routeLabel(c *fiber.Ctx) string {
-	if r := c.Route(); r != nil && s.routes[r.Path] && r.Method == c.Method() {
-		return r.Path
+	if r := c.Route(); r != nil && r.Method == c.Method() {
+		if s.routes[r.Path] {
+			return r.Path
+		}
+		if p, ok := s.inVault[r.Path]; ok {
+			return p
+		}
 	}
 	return s.routeOf(c.Path())
 }
@@ -97,6 +103,14 @@ func (s *Server) routeLabel(c *fiber.Ctx) string {
 // /notes/People/Bob.md), "unmatched" when none does. The result is the
 // pattern, never path, whose bytes fiber reuses.
 func (s *Server) routeOf(path string) string {
+	// /v/NAME/<route> counts under <route>.
+	if rest, ok := strings.CutPrefix(path, "/v/"); ok {
+		if name, tail, ok := strings.Cut(rest, "/"); ok {
+			if _, err := s.vaults.Lookup(name); err == nil && name != "" {
+				path = "/" + tail
+			}
+		}
+	}
 	for _, p := range s.patterns {
 		if prefix, ok := strings.CutSuffix(p, "*"); ok {
 			if strings.HasPrefix(path, prefix) {
@@ -115,10 +129,11 @@ func (s *Server) routeOf(path string) string {
 // released.
 func (s *Server) withSnapshot(h func(*fiber.Ctx, *store.Snapshot) error) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		snap, release := s.st.Acquire()
+		st := s.vault(c).Store
+		snap, release := st.Acquire()
 		defer release()
 		if snap == nil {
-			return s.noSnapshot()
+			return noSnapshot(st)
 		}
 		c.Locals(localSnapshot, snap.ID)
 		c.Set(headerSnapshot, snap.ID)
@@ -129,11 +144,11 @@ func (s *Server) withSnapshot(h func(*fiber.Ctx, *store.Snapshot) error) fiber.H
 // noSnapshot says why nothing is served yet, or no longer (the served
 // snapshot was deleted and none other opens), with the last rejection when
 // there was one.
-func (s *Server) noSnapshot() *apiError {
-	st := s.st.Stats()
-	watching := s.st.DataDir() + "/snapshots"
-	publish := "run vaultgraph index --vault VAULT --data " + s.st.DataDir()
-	if src := s.st.Source(); bucket.IsURL(src) {
+func noSnapshot(store *store.Store) *apiError {
+	st := store.Stats()
+	watching := store.DataDir() + "/snapshots"
+	publish := "run vaultgraph index --vault VAULT --data " + store.DataDir()
+	if src := store.Source(); bucket.IsURL(src) {
 		watching = src
 		publish = "run vaultgraph index --vault VAULT --data DATA --push " + src
 	}
@@ -189,12 +204,14 @@ func (l *limiter) release() { <-l.slots }
 // does not keep an old snapshot open.
 func (s *Server) heavyRoute(h fiber.Handler) fiber.Handler {
 	return func(c *fiber.Ctx) error {
+		if per := s.vaultHeavy[s.vault(c).Name]; per != nil {
+			if !per.acquire() {
+				return s.tooMany(cap(per.slots), " for this vault")
+			}
+			defer per.release()
+		}
 		if !s.heavy.acquire() {
-			s.metrics.heavyRejected.Inc()
-			e := newError(http.StatusTooManyRequests, KindTooMany,
-				"%d queries and searches are already running; retry shortly", cap(s.heavy.slots))
-			e.RetryAfter = 1
-			return e
+			return s.tooMany(cap(s.heavy.slots), "")
 		}
 		s.metrics.heavyInFlight.Inc()
 		defer func() {
@@ -203,6 +220,14 @@ func (s *Server) heavyRoute(h fiber.Handler) fiber.Handler {
 		}()
 		return h(c)
 	}
+}
+
+func (s *Server) tooMany(n int, scope string) error {
+	s.metrics.heavyRejected.Inc()
+	e := newError(http.StatusTooManyRequests, KindTooMany,
+		"%d queries and searches are already running%s; retry shortly", n, scope)
+	e.RetryAfter = 1
+	return e
 }
 
 // idSource makes request ids: a random per-process prefix and a counter,

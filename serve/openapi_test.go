@@ -23,18 +23,28 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 
 	param := regexp.MustCompile(`:([A-Za-z0-9_]+)`)
 	routes := map[string]bool{}
+	// Routes under the vault prefix, each the variant of a route (the
+	// document's second server).
+	inVault := map[string]bool{}
 	for _, r := range ts.srv.App().GetRoutes(true) {
 		if r.Method == http.MethodHead || r.Method == http.MethodOptions && r.Path == "/" {
 			continue // fiber adds HEAD for every GET
 		}
 		p := param.ReplaceAllString(r.Path, "{$1}")
 		p = strings.Replace(p, "*", "{path}", 1)
+		if rest, ok := strings.CutPrefix(p, "/v/{vault}/"); ok {
+			inVault[strings.ToLower(r.Method)+" /"+rest] = true
+			continue
+		}
 		routes[strings.ToLower(r.Method)+" "+p] = true
 	}
 
 	var doc struct {
 		OpenAPI string
-		Paths   map[string]map[string]struct {
+		Servers []struct {
+			URL string `json:"url"`
+		} `json:"servers"`
+		Paths map[string]map[string]struct {
 			OperationID string         `json:"operationId"`
 			Responses   map[string]any `json:"responses"`
 		}
@@ -75,6 +85,21 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 	}
 	if !routes["post /mcp"] {
 		t.Error("the mount is not routed")
+	}
+	// Every route but the mount has its /v/{vault} variant, as the
+	// document's servers say.
+	if len(doc.Servers) != 2 || doc.Servers[1].URL != "/v/{vault}" {
+		t.Errorf("servers %+v, want / and /v/{vault}", doc.Servers)
+	}
+	for r := range routes {
+		if !inVault[r] && r != "post /mcp" {
+			t.Errorf("route %s has no /v/{vault} variant", r)
+		}
+	}
+	for r := range inVault {
+		if !routes[r] || r == "post /mcp" {
+			t.Errorf("/v/{vault} variant of %s, which is no route or the mount", r)
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -27,40 +28,65 @@ type (
 	Ctx     = fiber.Ctx
 )
 
-// Server is the REST server over a snapshot store. It never writes to a
-// snapshot or to the vault. Create it with New, run it with Serve and stop
-// it with Shutdown; the caller owns the store and closes it after
-// Shutdown returns.
+// Server is the REST server over the snapshot stores of one or more
+// vaults. It never writes to a snapshot or to a vault. Create it with New
+// (one vault) or NewVaults, run it with Serve and stop it with Shutdown;
+// the caller owns the stores and closes them after Shutdown returns.
+//
+// Every route answers at its path for the default vault and at
+// /v/NAME/path for the vault NAME; a request holds its vault's store
+// only, so no answer mixes vaults.
 type Server struct {
-	st      *store.Store
+	vaults  *store.Vaults
 	opts    Options
 	log     *slog.Logger
 	app     *fiber.App
 	metrics *metrics
-	heavy   *limiter
-	token   *[sha256.Size]byte
-	started time.Time
-	ids     *idSource
-	routes  map[string]bool // registered route patterns, the labels of metrics
+	// heavy bounds the heavy requests of all vaults together, vaultHeavy
+	// those of each vault (so that one busy vault leaves a slot to the
+	// others); vaultHeavy is nil with one vault.
+	heavy      *limiter
+	vaultHeavy map[string]*limiter
+	token      *[sha256.Size]byte
+	started    time.Time
+	ids        *idSource
+	routes     map[string]bool // registered route patterns, the labels of metrics
 	// patterns are the same, in registration order.
 	patterns []string
+	// inVault maps the /v/:vault variant of each route pattern to the
+	// pattern itself, its label.
+	inVault map[string]string
 	// registered holds "METHOD pattern" of every route.
 	registered map[string]bool
 	openapi    []byte
 }
 
-// New builds the server's routes over st.
+// New builds the server's routes over st, the store of a single vault.
 func New(st *store.Store, opts Options) (*Server, error) {
+	return NewVaults(store.Single(st), opts)
+}
+
+// NewVaults builds the server's routes over every vault of vs.
+func NewVaults(vs *store.Vaults, opts Options) (*Server, error) {
 	opts = opts.withDefaults()
 	s := &Server{
-		st: st, opts: opts, log: opts.Log,
-		metrics: newMetrics(st, opts.Collectors),
+		vaults: vs, opts: opts, log: opts.Log,
+		metrics: newMetrics(vs, opts.Collectors),
 		token:   tokenDigest(opts.Token),
 		started: time.Now(),
 		ids:     newIDSource(),
-		routes:  map[string]bool{}, registered: map[string]bool{},
+		routes:  map[string]bool{}, registered: map[string]bool{}, inVault: map[string]string{},
 	}
 	s.heavy = newLimiter(opts.MaxHeavy, opts.HeavyWait, s.metrics)
+	if vs.Len() > 1 {
+		// A vault may take all slots but one, so that a burst on one vault
+		// never turns every request for another away.
+		per := max(1, opts.MaxHeavy-1)
+		s.vaultHeavy = map[string]*limiter{}
+		for _, v := range vs.All() {
+			s.vaultHeavy[v.Name] = newLimiter(per, opts.HeavyWait, s.metrics)
+		}
+	}
 	doc, err := openAPIDocument(opts.Version, opts.Mounts)
 	if err != nil {
 		return nil, err
@@ -127,14 +153,28 @@ func (s *Server) register() error {
 		if takesJSON(m.Operation) {
 			h = requireJSON(h)
 		}
-		s.route(m.Method, m.Path, h)
+		// A mount answers for every vault itself (MCP tools take a vault
+		// argument): it has no /v/NAME variant.
+		s.addRoute(m.Method, m.Path, h)
 	}
 	return nil
 }
 
-// route adds a route; a GET route answers HEAD too, as GET without the
-// body (fasthttp leaves the body of a HEAD response out).
+// route adds a route at path, for the default vault, and at
+// /v/:vault/path for the vault it names; a GET route answers HEAD too, as
+// GET without the body (fasthttp leaves the body of a HEAD response out).
 func (s *Server) route(method, path string, h fiber.Handler) {
+	s.addRoute(method, path, h)
+	prefixed := VaultPrefix + path
+	s.app.Add(method, prefixed, s.inVaultRoute(h))
+	s.inVault[prefixed] = path
+	if method == fiber.MethodGet {
+		s.app.Add(fiber.MethodHead, prefixed, s.inVaultRoute(h))
+	}
+}
+
+// addRoute adds a route at path only (GET answers HEAD too).
+func (s *Server) addRoute(method, path string, h fiber.Handler) {
 	s.app.Add(method, path, h)
 	if !s.routes[path] {
 		s.patterns = append(s.patterns, path)
@@ -145,6 +185,31 @@ func (s *Server) route(method, path string, h fiber.Handler) {
 		s.app.Add(fiber.MethodHead, path, h)
 		s.registered[fiber.MethodHead+" "+path] = true
 	}
+}
+
+// VaultPrefix is the route prefix that names the vault a request is for.
+const VaultPrefix = "/v/:vault"
+
+// inVaultRoute runs h for the vault the route's :vault parameter names, or
+// answers 404 naming the vaults served.
+func (s *Server) inVaultRoute(h fiber.Handler) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		v, err := s.vaults.Lookup(c.Params("vault"))
+		if err != nil {
+			return newError(http.StatusNotFound, KindNotFound, "%s; /v/NAME/... asks the vault NAME, the routes without it the default vault (%s)", err, s.vaults.Default().Name)
+		}
+		c.Locals(localVault, v)
+		return h(c)
+	}
+}
+
+// vault is the vault a request is for: the one its route names, else the
+// default.
+func (s *Server) vault(c *fiber.Ctx) store.Vault {
+	if v, ok := c.Locals(localVault).(store.Vault); ok {
+		return v
+	}
+	return s.vaults.Default()
 }
 
 // App returns the fiber application, for tests that walk its routes.
@@ -200,11 +265,11 @@ func (s *Server) errorFor(c *fiber.Ctx, err error) *apiError {
 // limit, a read timeout, malformed HTTP), which skip the middleware.
 func (s *Server) serverError(c *fiber.Ctx, err error) error {
 	ae := s.errorFor(c, err)
-	s.metrics.observe(s.routeOf(c.Path()), c.Method(), ae.Status, 0)
+	s.metrics.observe("", s.routeOf(c.Path()), c.Method(), ae.Status, 0)
 	s.log.Debug("request refused before routing", "status", ae.Status, "kind", ae.Kind)
 	cur := ""
 	if s.authorized(c) {
-		cur = s.st.Current()
+		cur = s.vaults.Default().Store.Current()
 	}
 	if cur != "" {
 		c.Set(headerSnapshot, cur)

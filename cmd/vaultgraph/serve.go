@@ -1,11 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
+	"gopkg.in/yaml.v3"
 
 	"github.com/vaultgraph/vaultgraph/serve"
 	"github.com/vaultgraph/vaultgraph/serve/mcp"
@@ -46,9 +50,19 @@ and polls the bucket every --poll for newer ones. A download that fails or does
 not verify is never served (the current snapshot keeps serving, /status shows
 the rejection) and is tried again on the next poll. The cache keeps the newest
 --keep snapshots and those still being read. Any number of servers may poll
-one bucket. Credentials as for snapshot push (see its --help).`,
+one bucket. Credentials as for snapshot push (see its --help).
+
+
+Several vaults, one server: --data NAME=DIR, repeatable (a plain --data DIR
+names the vault after its folder), or --vaults FILE, a YAML map of names to
+data directories. Each is watched, verified and swapped on its own; REST
+answers /v/NAME/<route> for the vault NAME and the plain routes for the
+default (the first, or --default-vault); every MCP tool takes an optional
+vault argument.`,
 		Flags: append([]cli.Flag{
-			dataFlag(),
+			&cli.StringSliceFlag{Name: "data", Aliases: []string{"d"}, Usage: "data directory holding the snapshots, or NAME=DIR (repeatable: several vaults)", EnvVars: []string{"VAULTGRAPH_DATA"}},
+			&cli.StringFlag{Name: "vaults", Usage: "YAML file mapping vault names to data directories (instead of --data)"},
+			&cli.StringFlag{Name: "default-vault", Usage: "the vault the routes without /v/NAME and MCP calls without vault answer for (default: the first)"},
 			&cli.StringFlag{Name: "addr", Value: serve.DefaultAddr, EnvVars: []string{"VAULTGRAPH_ADDR"}, Usage: "listen address; non-loopback needs a token"},
 			&cli.BoolFlag{Name: "verify", Usage: "recompute every file's sha256 before serving a snapshot (sizes are always checked)"},
 			&cli.StringFlag{Name: "token-file", Usage: "file holding the bearer token (else " + serve.TokenEnv + ")"},
@@ -120,14 +134,21 @@ func runServeStdio(c *cli.Context) error {
 // without its token.
 func serveConfig(c *cli.Context, log *slog.Logger) (serve.Config, error) {
 	heavy := c.Int("max-concurrent")
-	src, err := serveSource(c, log)
+	vaults, err := serveVaults(c, log)
 	if err != nil {
 		return serve.Config{}, err
 	}
+	if def := c.String("default-vault"); def != "" && !slices.ContainsFunc(vaults, func(v serve.VaultDir) bool { return v.Name == def }) {
+		names := make([]string, len(vaults))
+		for i, v := range vaults {
+			names[i] = v.Name
+		}
+		return serve.Config{}, usageErrorf("--default-vault %q is none of the vaults served (%s)", def, strings.Join(names, ", "))
+	}
 	return serve.Config{
-		Source:  src,
-		DataDir: c.String("data"),
-		Addr:    c.String("addr"),
+		Vaults:       vaults,
+		DefaultVault: c.String("default-vault"),
+		Addr:         c.String("addr"),
 		Store: store.Options{
 			Verify: c.Bool("verify"),
 			Embed:  embedConfig(c),
@@ -151,37 +172,107 @@ func serveConfig(c *cli.Context, log *slog.Logger) (serve.Config, error) {
 	}, nil
 }
 
-// serveSource is the bucket source of --data s3://... --cache DIR, nil
-// for a local data directory.
-func serveSource(c *cli.Context, log *slog.Logger) (store.Source, error) {
-	data := c.String("data")
-	if !bucket.IsURL(data) {
+// serveVaults reads --data (DIR, NAME=DIR or a bucket URL s3://BUCKET/PREFIX,
+// optionally NAME=URL; repeatable) or --vaults FILE into the vaults to
+// serve, checking names as the server does. A bucket is served from a
+// cache: --cache DIR for one vault, DIR/NAME for each bucket vault of
+// several.
+func serveVaults(c *cli.Context, log *slog.Logger) ([]serve.VaultDir, error) {
+	data, file := c.StringSlice("data"), c.String("vaults")
+	var out []serve.VaultDir
+	switch {
+	case file != "" && len(data) > 0:
+		return nil, usageErrorf("give --data or --vaults, not both")
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, usageError(fmt.Errorf("--vaults: %w", err))
+		}
+		var doc yaml.Node
+		if err := yaml.Unmarshal(b, &doc); err != nil {
+			return nil, usageError(fmt.Errorf("--vaults %s: %w", file, err))
+		}
+		if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+			return nil, usageErrorf("--vaults %s: want a map of vault names to data directories (work: /srv/vaultgraph/work)", file)
+		}
+		m := doc.Content[0].Content
+		for i := 0; i+1 < len(m); i += 2 {
+			if m[i+1].Kind != yaml.ScalarNode {
+				return nil, usageErrorf("--vaults %s line %d: the data directory of %s must be a path", file, m[i+1].Line, m[i].Value)
+			}
+			out = append(out, serve.VaultDir{Name: m[i].Value, DataDir: m[i+1].Value})
+		}
+	case len(data) == 0:
+		return nil, usageErrorf("Required flag \"data\" not set: pass --data DIR (or NAME=DIR, repeatable, or --vaults FILE)")
+	default:
+		for _, d := range data {
+			name, dir, ok := strings.Cut(d, "=")
+			if !ok || !store.ValidVaultName(name) {
+				name, dir = store.VaultNameOf(d), d
+			}
+			out = append(out, serve.VaultDir{Name: name, DataDir: dir})
+		}
+	}
+	buckets := 0
+	seen := map[string]bool{}
+	for i, v := range out {
+		if !store.ValidVaultName(v.Name) {
+			return nil, usageErrorf("vault name %q: use letters, digits, '.', '-' and '_', starting with a letter or digit", v.Name)
+		}
+		if seen[v.Name] {
+			return nil, usageErrorf("vault name %q is given twice (name the others: --data NAME=DIR)", v.Name)
+		}
+		seen[v.Name] = true
+		switch {
+		case v.DataDir == "":
+			return nil, usageErrorf("vault %s has no data directory", v.Name)
+		case bucket.IsURL(v.DataDir):
+			buckets++
+		default:
+			abs, err := filepath.Abs(v.DataDir)
+			if err != nil {
+				return nil, err
+			}
+			out[i].DataDir = abs
+		}
+	}
+	if buckets == 0 {
 		for _, name := range []string{"cache", "keep"} {
 			if c.IsSet(name) {
-				return nil, usageErrorf("--%s applies to a bucket (--data s3://BUCKET/PREFIX); %s is a local data directory, served as it is", name, data)
+				return nil, usageErrorf("--%s applies to a bucket (--data s3://BUCKET/PREFIX); every --data here is a local data directory, served as it is", name)
 			}
 		}
-		return nil, nil
+		return out, nil
 	}
 	cache := c.String("cache")
-	if cache == "" {
-		return nil, usageErrorf("--data %s needs --cache DIR: the local directory its snapshots are downloaded into and served from", data)
-	}
-	if bucket.IsURL(cache) {
+	switch {
+	case cache == "":
+		return nil, usageErrorf("--data s3://... needs --cache DIR: the local directory its snapshots are downloaded into and served from")
+	case bucket.IsURL(cache):
 		return nil, usageErrorf("--cache must be a local directory, got %s", cache)
-	}
-	if c.Duration("poll") < 0 {
+	case c.Duration("poll") < 0:
 		return nil, usageErrorf("--poll must be positive with a bucket: it is polled, there are no events")
 	}
 	cache, err := filepath.Abs(cache)
 	if err != nil {
 		return nil, err
 	}
-	b, err := openBucket(c.Context, data)
-	if err != nil {
-		return nil, err
+	for i, v := range out {
+		if !bucket.IsURL(v.DataDir) {
+			continue
+		}
+		b, err := openBucket(c.Context, v.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		dir := cache
+		if len(out) > 1 {
+			dir = filepath.Join(cache, v.Name)
+		}
+		out[i].DataDir = dir
+		out[i].Source = store.Bucket(&bucket.Mirror{Bucket: b, Dir: dir, Keep: c.Int("keep"), Log: log})
 	}
-	return store.Bucket(&bucket.Mirror{Bucket: b, Dir: cache, Keep: c.Int("keep"), Log: log}), nil
+	return out, nil
 }
 
 func mcpOptions(c *cli.Context, log *slog.Logger) mcp.Options {

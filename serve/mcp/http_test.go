@@ -30,7 +30,7 @@ func startHTTP(t *testing.T, s *Server, opts serve.Options) httpServer {
 	opts.Token = httpToken
 	opts.Mounts = s.Mounts()
 	opts.Collectors = s.Collectors()
-	rest, err := serve.New(s.st, opts)
+	rest, err := serve.NewVaults(s.vaults, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

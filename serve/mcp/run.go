@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/prometheus/client_golang/prometheus"
@@ -31,7 +32,7 @@ type Config struct {
 
 // Run serves the data directory's newest snapshot over MCP until ctx ends:
 // on stdio, or over HTTP as the REST server with the MCP routes mounted.
-// Either way it shares serve's lifecycle (serve.WithStore): it opens the
+// Either way it shares serve's lifecycle (serve.WithVaults): it opens the
 // newest good snapshot first (serving anyway, and saying why, when there is
 // none), follows new snapshots as the indexer publishes them, and on the
 // way out lets the requests in flight finish, stops watching and closes
@@ -53,8 +54,8 @@ func Run(ctx context.Context, cfg Config) error {
 			return err
 		}
 	}
-	return serve.WithStore(ctx, sc, func(ctx context.Context, st *store.Store) error {
-		srv, err := New(st, cfg.MCP)
+	return serve.WithVaults(ctx, sc, func(ctx context.Context, vs *store.Vaults) error {
+		srv, err := NewVaults(vs, cfg.MCP)
 		if err != nil {
 			return err
 		}
@@ -80,7 +81,7 @@ func Run(ctx context.Context, cfg Config) error {
 		http := sc
 		http.Server.Mounts = append(append([]serve.Mount(nil), sc.Server.Mounts...), srv.Mounts()...)
 		http.Server.Collectors = append(append([]prometheus.Collector(nil), sc.Server.Collectors...), srv.Collectors()...)
-		return serve.ServeHTTP(ctx, st, http)
+		return serve.ServeHTTP(ctx, vs, http)
 	})
 }
 
@@ -88,7 +89,8 @@ func Run(ctx context.Context, cfg Config) error {
 func (s *Server) serveStdio(ctx context.Context, in io.Reader, out io.Writer, log *slog.Logger) error {
 	stdio := server.NewStdioServer(s.mcp)
 	stdio.SetErrorLogger(slog.NewLogLogger(log.Handler(), slog.LevelWarn))
-	log.Info("serving MCP on stdio", "snapshot", s.st.Current(), "data", s.st.DataDir())
+	d := s.vaults.Default()
+	log.Info("serving MCP on stdio", "vaults", strings.Join(s.vaults.Names(), ","), "snapshot", d.Store.Current(), "data", d.Store.DataDir())
 	err := stdio.Listen(ctx, in, out)
 	if ctx.Err() != nil {
 		log.Info("shutting down: stdio requests in flight were canceled")

@@ -24,20 +24,32 @@ func TestNoteURIs(t *testing.T) {
 		"a-b_c~d.md":             "vault://a-b_c~d.md",
 		"Meetings/2024/x#y?.md":  "vault://Meetings%2F2024%2Fx%23y%3F.md",
 	} {
-		got := noteURI(path)
+		got := noteURI("", path)
 		if got != want {
 			t.Errorf("noteURI(%q) = %q, want %q", path, got, want)
 		}
-		back, err := notePath(got)
-		if err != nil || back != path {
-			t.Errorf("notePath(%q) = %q, %v", got, back, err)
+		vault, back, err := notePath(got)
+		if err != nil || back != path || vault != "" {
+			t.Errorf("notePath(%q) = %q, %q, %v", got, vault, back, err)
 		}
-		if m := noteTemplate().URITemplate.Match(got); m.Get("path").String() != path {
+		if m := noteTemplate(false).URITemplate.Match(got); m.Get("path").String() != path {
 			t.Errorf("template match of %q: %v", got, m)
 		}
+		// With several vaults the vault's name comes first.
+		inVault := noteURI("work", path)
+		if want := strings.Replace(want, "vault://", "vault://work/", 1); inVault != want {
+			t.Errorf("noteURI(work, %q) = %q, want %q", path, inVault, want)
+		}
+		vault, back, err = notePath(inVault)
+		if err != nil || back != path || vault != "work" {
+			t.Errorf("notePath(%q) = %q, %q, %v", inVault, vault, back, err)
+		}
+		if m := noteTemplate(true).URITemplate.Match(inVault); m.Get("path").String() != path || m.Get("vault").String() != "work" {
+			t.Errorf("template match of %q: %v", inVault, m)
+		}
 	}
-	for _, bad := range []string{"file:///etc/passwd", "vault://", "vault://%zz"} {
-		if _, err := notePath(bad); err == nil {
+	for _, bad := range []string{"file:///etc/passwd", "vault://", "vault://%zz", "vault://work/"} {
+		if _, _, err := notePath(bad); err == nil {
 			t.Errorf("notePath(%q) accepted", bad)
 		}
 	}
@@ -97,14 +109,14 @@ func TestNotesAsResources(t *testing.T) {
 			t.Fatalf("%s: %v", uri, err)
 		}
 		tc, ok := res.Contents[0].(mcp.TextResourceContents)
-		if !ok || !strings.Contains(tc.Text, "[leads:: [[Search]]]") || tc.Meta[metaNotice] != serve.VaultTextNotice || tc.Meta[metaSnapshot] != s.st.Current() {
+		if !ok || !strings.Contains(tc.Text, "[leads:: [[Search]]]") || tc.Meta[metaNotice] != serve.VaultTextNotice || tc.Meta[metaSnapshot] != s.vaults.Default().Store.Current() {
 			t.Errorf("%s: %+v", uri, res.Contents)
 		}
 	}
 	if res, err := read("vault://Topics%2F%c3%9cber%20Ranking.md"); err != nil || !strings.Contains(res.Contents[0].(mcp.TextResourceContents).Text, "Ranking") {
 		t.Errorf("template read with lower-case escapes: %v", err)
 	}
-	if _, err := read("vault://Nowhere.md"); !isNotFound(err) || !strings.Contains(err.Error(), "vault://Nowhere.md (no note \"Nowhere.md\" in snapshot "+s.st.Current()) {
+	if _, err := read("vault://Nowhere.md"); !isNotFound(err) || !strings.Contains(err.Error(), "vault://Nowhere.md (no note \"Nowhere.md\" in snapshot "+s.vaults.Default().Store.Current()) {
 		t.Errorf("unknown note: %v", err)
 	}
 }

@@ -6,8 +6,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-
-	"github.com/vaultgraph/vaultgraph/serve/store"
 )
 
 // maxSubscriptions bounds the notes one session may subscribe to; further
@@ -26,14 +24,19 @@ type subscriptions struct {
 }
 
 // signature is the content signature of the note a vault:// URI names in
-// snap, "" when it names none.
-func signature(snap *store.Snapshot, uri string) string {
-	path, err := notePath(uri)
-	if err != nil || snap == nil {
+// the snapshots served, "" when it names none.
+func (s *Server) signature(snaps []servedSnapshot, uri string) string {
+	v, path, err := s.resourceNote(uri)
+	if err != nil {
 		return ""
 	}
-	if n, ok := snap.Notes.Lookup(path); ok && !n.Stub {
-		return n.Signature
+	for _, x := range snaps {
+		if x.vault != v.Name || x.snap == nil {
+			continue
+		}
+		if n, ok := x.snap.Notes.Lookup(path); ok && !n.Stub {
+			return n.Signature
+		}
 	}
 	return ""
 }
@@ -45,9 +48,12 @@ func (s *Server) subscribeHooks(hooks *server.Hooks) {
 		if cs == nil {
 			return
 		}
-		snap, release := s.st.Acquire()
-		sig := signature(snap, req.Params.URI)
-		release()
+		sig := ""
+		if v, _, err := s.resourceNote(req.Params.URI); err == nil {
+			snap, release := v.Store.Acquire()
+			sig = s.signature([]servedSnapshot{{vault: v.Name, snap: snap}}, req.Params.URI)
+			release()
+		}
 		s.subs.mu.Lock()
 		defer s.subs.mu.Unlock()
 		if s.subs.bySession == nil {
@@ -78,15 +84,15 @@ func (s *Server) subscribeHooks(hooks *server.Hooks) {
 	})
 }
 
-// notifyUpdated tells every session which of its subscribed notes snap
-// changed, added or removed since it last heard.
-func (s *Server) notifyUpdated(snap *store.Snapshot) {
+// notifyUpdated tells every session which of its subscribed notes the
+// snapshots served changed, added or removed since it last heard.
+func (s *Server) notifyUpdated(snaps []servedSnapshot) {
 	type update struct{ session, uri string }
 	var updates []update
 	s.subs.mu.Lock()
 	for session, uris := range s.subs.bySession {
 		for uri, was := range uris {
-			if now := signature(snap, uri); now != was {
+			if now := s.signature(snaps, uri); now != was {
 				uris[uri] = now
 				updates = append(updates, update{session, uri})
 			}

@@ -92,14 +92,19 @@ func (s *Server) call(ctx context.Context, t *tool, req mcp.CallToolRequest) (*m
 	if err := t.args.check(req); err != nil {
 		return toolError("", err.Error()), "", outcomeError
 	}
-	snap, release := s.st.Acquire()
+	v, err := s.vaultOf(req)
+	if err != nil {
+		return toolError("", err.Error()), "", outcomeError
+	}
+	ctx = context.WithValue(ctx, vaultKey{}, v)
+	snap, release := v.Store.Acquire()
 	defer release()
 	id := ""
 	switch {
 	case snap != nil:
 		id = snap.ID
 	case !t.bare:
-		return toolError("", s.noSnapshot()), "", outcomeUnavailable
+		return toolError("", s.noSnapshot(v)), "", outcomeUnavailable
 	}
 	if err := t.unavailable(snap); err != nil {
 		return toolError(id, fmt.Sprintf("%s is not available for this snapshot: %s", t.def.Name, err)), id, outcomeUnavailable
@@ -224,8 +229,37 @@ func (s *Server) describe(ctx context.Context, name string, snap *store.Snapshot
 // noSnapshot is the error of a call that needs a snapshot while none is
 // served yet; vault_status answers with the details (data directory,
 // rejected snapshots).
-func (s *Server) noSnapshot() string {
-	return "no snapshot yet: run vaultgraph index --vault VAULT --data " + s.st.DataDir() + "; vault_status shows progress"
+func (s *Server) noSnapshot(v store.Vault) string {
+	what := "no snapshot yet"
+	if s.vaults.Len() > 1 {
+		what = "vault " + v.Name + " has no snapshot yet"
+	}
+	return what + ": run vaultgraph index --vault VAULT --data " + v.Store.DataDir() + "; vault_status shows progress"
+}
+
+// vaultArg is the argument naming the vault a call is for, which every
+// tool takes when several vaults are served.
+const vaultArg = "vault"
+
+// vaultKey keys, in a tool call's context, the vault the call is for.
+type vaultKey struct{}
+
+// vaultOf is the vault a call names, the default when it names none.
+func (s *Server) vaultOf(req mcp.CallToolRequest) (store.Vault, error) {
+	name, _ := req.GetArguments()[vaultArg].(string)
+	v, err := s.vaults.Lookup(name)
+	if err != nil {
+		return v, agentErrorf("%s; leave %s out for the default vault (%s); vault_status lists the vaults", err, vaultArg, s.vaults.Default().Name)
+	}
+	return v, nil
+}
+
+// callVault is the vault of the call whose context ctx is.
+func (s *Server) callVault(ctx context.Context) store.Vault {
+	if v, ok := ctx.Value(vaultKey{}).(store.Vault); ok {
+		return v
+	}
+	return s.vaults.Default()
 }
 
 // heading is the first line of every text rendering: the snapshot that

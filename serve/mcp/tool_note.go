@@ -97,7 +97,7 @@ Use it once you know which note you need (from vector_search, graphrag_retrieve,
 	return &tool{def: def, run: s.runReadNote}
 }
 
-func (s *Server) runReadNote(_ context.Context, snap *store.Snapshot, req mcp.CallToolRequest) (*answer, error) {
+func (s *Server) runReadNote(ctx context.Context, snap *store.Snapshot, req mcp.CallToolRequest) (*answer, error) {
 	var args noteArgs
 	if err := bind(req, &args); err != nil {
 		return nil, err
@@ -110,7 +110,7 @@ func (s *Server) runReadNote(_ context.Context, snap *store.Snapshot, req mcp.Ca
 	if limit <= 0 {
 		limit = defaultNoteBytes
 	}
-	out := noteOutputOf(snap, n)
+	out := noteOutputOf(snap, n, s.resourceVault(s.callVault(ctx).Name))
 	if args.Offset > len(n.Content) {
 		return nil, agentErrorf("offset %d is past the end of %s, which has %d bytes", args.Offset, n.ID, len(n.Content))
 	}
@@ -166,13 +166,15 @@ func runeStart(s string, i int) int {
 	return i
 }
 
-func noteOutputOf(snap *store.Snapshot, n *format.Note) *noteOutput {
+// noteOutputOf is read_note's answer for n; vault names the vault in the
+// note's resource URI ("" with one vault).
+func noteOutputOf(snap *store.Snapshot, n *format.Note, vault string) *noteOutput {
 	out := &noteOutput{Snapshot: snap.ID, Path: n.ID, Title: n.Title, Stub: n.Stub, Folder: n.Folder,
 		Labels: nonNil(n.Labels), Tags: nonNil(n.Tags), Aliases: nonNil(n.Aliases), Properties: map[string]any{},
 		Size: n.Size, Headings: []noteHeading{}, Notice: serve.VaultTextNotice}
 	if !n.Stub {
 		out.Modified = n.Modified.UTC().Format(time.RFC3339)
-		out.Resource = noteURI(n.Path)
+		out.Resource = noteURI(vault, n.Path)
 	}
 	for _, p := range n.Properties {
 		v, err := p.Decode()

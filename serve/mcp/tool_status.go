@@ -47,6 +47,21 @@ type statusOutput struct {
 	Server    statusServer  `json:"server"`
 	Snapshots statusHistory `json:"snapshots"`
 	Message   string        `json:"message,omitempty"`
+	// Vault names the vault this status is of, and Vaults lists every
+	// vault served, when there are several.
+	Vault  string        `json:"vault,omitempty"`
+	Vaults []statusVault `json:"vaults,omitempty"`
+}
+
+// statusVault is one vault of a server that serves several.
+type statusVault struct {
+	Name     string `json:"name"`
+	Default  bool   `json:"default,omitempty"`
+	DataDir  string `json:"data_dir"`
+	Snapshot string `json:"snapshot,omitempty"`
+	// Health is "serving", "waiting for the first snapshot", or the last
+	// rejection while nothing is served.
+	Health string `json:"health"`
 }
 
 type statusEmbedder struct {
@@ -126,18 +141,22 @@ const (
 
 // runStatus is also answered without a snapshot (the handler passes nil):
 // the server is then waiting for the first one, and says what to run.
-func (s *Server) runStatus(_ context.Context, snap *store.Snapshot, _ mcp.CallToolRequest) (*answer, error) {
+func (s *Server) runStatus(ctx context.Context, snap *store.Snapshot, _ mcp.CallToolRequest) (*answer, error) {
 	now := time.Now()
-	st := s.st.Stats()
-	out := &statusOutput{DataDir: s.st.DataDir(), Capabilities: []statusCapability{}, Tools: s.toolNames(snap),
+	v := s.callVault(ctx)
+	st := v.Store.Stats()
+	out := &statusOutput{DataDir: v.Store.DataDir(), Capabilities: []statusCapability{}, Tools: s.toolNames(snap),
 		Server:    statusServer{Version: s.opts.Version, Started: s.started.UTC().Format(time.RFC3339), UptimeSeconds: now.Sub(s.started).Seconds()},
 		Snapshots: statusHistory{Seen: st.Seen, Rejected: st.Rejected, Swaps: st.Swaps}}
 	if st.LastRejection != nil {
 		out.Snapshots.LastRejection = st.LastRejection.ID + ": " + st.LastRejection.Reason
 	}
+	if s.vaults.Len() > 1 {
+		out.Vault, out.Vaults = v.Name, s.vaultList()
+	}
 	if snap == nil {
 		out.Status, out.Tools = statusWaiting, []string{toolStatus}
-		out.Message = s.firstSnapshotAdvice()
+		out.Message = firstSnapshotAdvice(v.Store)
 		return &answer{out: out, text: func() string { return statusText(out) }}, nil
 	}
 	m := snap.Manifest
@@ -197,10 +216,10 @@ type snapshotEdges struct {
 // firstSnapshotAdvice says, while no snapshot is served, what publishes
 // one and why earlier ones were not served: deleted from disk, or
 // rejected.
-func (s *Server) firstSnapshotAdvice() string {
-	data := s.st.DataDir()
+func firstSnapshotAdvice(store *store.Store) string {
+	data := store.DataDir()
 	msg := "run vaultgraph index --vault VAULT --data " + data + " to publish the first snapshot; this server serves it as soon as it appears"
-	st := s.st.Stats()
+	st := store.Stats()
 	if f := st.LastFallback; f != nil && f.Serving == "" {
 		msg = fmt.Sprintf("snapshot %s was deleted from disk and no other snapshot opens; run vaultgraph index --vault VAULT --data %s "+
 			"to publish one; this server serves it as soon as it appears", f.Deleted, data)
@@ -212,6 +231,23 @@ func (s *Server) firstSnapshotAdvice() string {
 		msg += fmt.Sprintf("; %s rejected, the last (%s) because: %s", plural(int(st.Rejected), "snapshot"), st.LastRejection.ID, st.LastRejection.Reason)
 	}
 	return msg
+}
+
+// vaultList is every vault served, with its snapshot and health.
+func (s *Server) vaultList() []statusVault {
+	def := s.vaults.Default().Name
+	out := make([]statusVault, 0, s.vaults.Len())
+	for _, v := range s.vaults.All() {
+		sv := statusVault{Name: v.Name, Default: v.Name == def, DataDir: v.Store.DataDir(), Snapshot: v.Store.Current(), Health: statusServing}
+		if sv.Snapshot == "" {
+			sv.Health = statusWaiting
+			if r := v.Store.Stats().LastRejection; r != nil {
+				sv.Health = "nothing served: " + r.ID + " was rejected: " + r.Reason
+			}
+		}
+		out = append(out, sv)
+	}
+	return out
 }
 
 func graphSchema(g *format.Graph) *statusGraph {
@@ -236,6 +272,7 @@ func statusText(out *statusOutput) string {
 		fmt.Fprintf(&b, "tools: %s (the others are listed once a snapshot is served)\n", strings.Join(out.Tools, ", "))
 		fmt.Fprintf(&b, "server %s, up %s; snapshots seen %d, rejected %d\n", out.Server.Version,
 			time.Duration(out.Server.UptimeSeconds*float64(time.Second)).Round(time.Second), out.Snapshots.Seen, out.Snapshots.Rejected)
+		writeVaults(&b, out)
 		return b.String()
 	}
 	b.WriteString(heading(out.Snapshot, false))
@@ -273,5 +310,25 @@ func statusText(out *statusOutput) string {
 			strings.Join(types, ", "), strings.Join(g.NoteProperties, ", "))
 	}
 	fmt.Fprintf(&b, "snapshots seen %d, rejected %d, swaps %d\n", out.Snapshots.Seen, out.Snapshots.Rejected, out.Snapshots.Swaps)
+	writeVaults(&b, out)
 	return b.String()
+}
+
+// writeVaults renders the vault list of a server with several vaults.
+func writeVaults(b *strings.Builder, out *statusOutput) {
+	if len(out.Vaults) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "this is vault %s; vaults (pass vault to any tool):", out.Vault)
+	for _, v := range out.Vaults {
+		def := ""
+		if v.Default {
+			def = " (default)"
+		}
+		fmt.Fprintf(b, "\n- %s%s: %s", v.Name, def, v.Health)
+		if v.Snapshot != "" {
+			fmt.Fprintf(b, " %s", v.Snapshot)
+		}
+	}
+	b.WriteString("\n")
 }

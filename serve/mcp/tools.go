@@ -1,5 +1,7 @@
 package mcp
 
+import "github.com/mark3labs/mcp-go/mcp"
+
 // Tool names.
 const (
 	toolCypher   = "cypher_query"
@@ -23,6 +25,9 @@ func (s *Server) allTools() ([]*tool, error) {
 	}
 	for _, t := range tools {
 		var err error
+		if s.vaults.Len() > 1 {
+			addVaultArg(&t.def, s.vaults.Default().Name)
+		}
 		if t.args, err = compileArgs(&t.def); err != nil {
 			return nil, err
 		}
@@ -32,3 +37,16 @@ func (s *Server) allTools() ([]*tool, error) {
 
 // noteName is the description of a note-naming argument.
 const noteName = "The note: its vault path (People/Alice.md, .md optional), its title or one of its aliases. An ambiguous name is an error listing the candidate paths."
+
+// addVaultArg gives def the optional vault argument, with the default
+// named. The description names no other vault, so that the tool list
+// does not grow with their number; vault_status lists them.
+func addVaultArg(def *mcp.Tool, defaultVault string) {
+	if def.InputSchema.Properties == nil {
+		def.InputSchema.Properties = map[string]any{}
+	}
+	def.InputSchema.Properties[vaultArg] = map[string]any{
+		"type":        "string",
+		"description": "The vault to ask (vault_status lists them); default " + defaultVault + ".",
+	}
+}

@@ -42,7 +42,7 @@ func TestToolsListedWithSchemasAndAnnotations(t *testing.T) {
 func TestToolsAnswerFromTheDemoVault(t *testing.T) {
 	s := newServer(t, openStore(t, demoData(t)), Options{})
 	c, _ := connect(t, s)
-	snapID := s.st.Current()
+	snapID := s.vaults.Default().Store.Current()
 
 	t.Run("cypher_query", func(t *testing.T) {
 		var out cypherOutput
@@ -235,7 +235,7 @@ func TestToolsAnswerFromTheDemoVault(t *testing.T) {
 		if !strings.Contains(text, "31 notes") || !strings.Contains(text, "Person") || strings.Contains(text, "not instructions") {
 			t.Errorf("text:\n%s", text)
 		}
-		if out.Status != statusServing || out.DataDir != s.st.DataDir() {
+		if out.Status != statusServing || out.DataDir != s.vaults.Default().Store.DataDir() {
 			t.Errorf("status %q, data dir %q", out.Status, out.DataDir)
 		}
 		// Edges by kind, checked against the graph database: typed edges
