@@ -267,7 +267,7 @@ func TestHTTPEventStream(t *testing.T) {
 	s := newServer(t, st, Options{})
 	h := startHTTP(t, s, serve.Options{})
 	sid := h.session(t, "2025-11-25")
-	bob := noteURI("People/Bob.md")
+	bob := noteURI("", "People/Bob.md")
 	if resp, body := h.send(t, "POST", `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"`+bob+`"}}`, "Mcp-Session-Id", sid); resp.StatusCode != http.StatusOK || strings.Contains(body, "error") {
 		t.Fatalf("subscribe: %d %s", resp.StatusCode, body)
 	}
