@@ -60,7 +60,10 @@ func restDo(t *testing.T, method, url, body string) (int, []byte) {
 // stdio), one tool list, isolation between the vaults.
 func TestServeSeveralVaults(t *testing.T) {
 	work, home := twoVaults(t)
-	srv := startServer(t, "work="+work, []string{"VAULTGRAPH_TOKEN=" + mcpToken}, "--data", "home="+home, "--poll", "1s")
+	// A third vault whose data directory does not exist yet is reported
+	// and does not stop the others.
+	later := filepath.Join(t.TempDir(), "not-yet")
+	srv := startServer(t, "work="+work, []string{"VAULTGRAPH_TOKEN=" + mcpToken}, "--data", "home="+home, "--data", "later="+later, "--poll", "1s")
 	base := "http://" + srv.addr
 
 	// REST: the plain routes answer for the default vault, /v/NAME for NAME.
@@ -74,9 +77,13 @@ func TestServeSeveralVaults(t *testing.T) {
 		} `json:"vaults"`
 	}
 	code, body := restGet(t, base+"/v/home/status")
-	if code != 200 || json.Unmarshal(body, &status) != nil || status.Vault != "home" || len(status.Vaults) != 2 ||
-		status.Vaults[0].Name != "work" || !status.Vaults[0].Default || status.Vaults[1].Name != "home" || !status.Vaults[1].Ready {
+	if code != 200 || json.Unmarshal(body, &status) != nil || status.Vault != "home" || len(status.Vaults) != 3 ||
+		status.Vaults[0].Name != "work" || !status.Vaults[0].Default || status.Vaults[1].Name != "home" || !status.Vaults[1].Ready ||
+		status.Vaults[2].Name != "later" || status.Vaults[2].Ready || status.Vaults[2].Snapshot != nil {
 		t.Fatalf("GET /v/home/status: %d %s", code, body)
+	}
+	if code, body := restGet(t, base+"/v/later/status"); code != 503 || !strings.Contains(string(body), later) {
+		t.Errorf("GET /v/later/status: %d %s, want 503 naming its data directory", code, body)
 	}
 	if code, body := restGet(t, base+"/status"); code != 200 || !strings.Contains(string(body), `"vault":"work"`) {
 		t.Errorf("GET /status: %d, want the default vault work: %s", code, body)
@@ -95,7 +102,7 @@ func TestServeSeveralVaults(t *testing.T) {
 	if code != 200 || !strings.Contains(string(body), "Garden") || strings.Contains(string(body), "Alice") {
 		t.Errorf("POST /v/home/query: %d %s", code, body)
 	}
-	if code, body := restGet(t, base+"/v/nope/status"); code != 404 || !strings.Contains(string(body), "work, home") {
+	if code, body := restGet(t, base+"/v/nope/status"); code != 404 || !strings.Contains(string(body), "work, home, later") {
 		t.Errorf("GET /v/nope/status: %d %s, want 404 naming the vaults", code, body)
 	}
 	if code, body := restGet(t, base+"/metrics"); code != 200 || !strings.Contains(string(body), `vaultgraph_snapshot_info{snapshot="`+*status.Vaults[1].Snapshot+`",vault="home"} 1`) ||
@@ -114,7 +121,7 @@ func TestServeSeveralVaults(t *testing.T) {
 		{"op": "listResources"},
 		{"op": "readResource", "uri": "vault://home/Garden.md"},
 	}
-	for _, tr := range []mcpTransport{httpTransport(base + "/mcp"), stdioTransport("work="+work, "--data", "home="+home)} {
+	for _, tr := range []mcpTransport{httpTransport(base + "/mcp"), stdioTransport("work="+work, "--data", "home="+home, "--data", "later="+later)} {
 		t.Run(tr.name, func(t *testing.T) {
 			out := mcpRun(t, tr, plan...)
 			var tools []struct {
@@ -153,10 +160,11 @@ func TestServeSeveralVaults(t *testing.T) {
 				} `json:"vaults"`
 			}
 			callOutcome(t, out[4], &st)
-			if st.Vault != "home" || len(st.Vaults) != 2 || st.Vaults[0].Health != "serving" || st.Vaults[1].Name != "home" {
+			if st.Vault != "home" || len(st.Vaults) != 3 || st.Vaults[0].Health != "serving" || st.Vaults[1].Name != "home" ||
+				st.Vaults[2].Health != "waiting for the first snapshot" {
 				t.Errorf("vault_status: %+v", st)
 			}
-			if text := toolErrorOutcome(t, out[5]); !strings.Contains(text, "work, home") {
+			if text := toolErrorOutcome(t, out[5]); !strings.Contains(text, "work, home, later") {
 				t.Errorf("unknown vault: %s", text)
 			}
 			if text := callOutcome(t, out[6], nil); !strings.Contains(text, "Garden") || strings.Contains(text, "Search") {
