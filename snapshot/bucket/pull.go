@@ -15,6 +15,8 @@ import (
 	"sort"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/snapshot"
 )
@@ -26,6 +28,8 @@ type PullOptions struct {
 	LockWait time.Duration
 	// Log receives one line per downloaded file at debug level.
 	Log *slog.Logger
+	// Concurrency is how many files are downloaded at once (default 4).
+	Concurrency int
 }
 
 // PullResult reports a pull.
@@ -65,6 +69,9 @@ type PullResult struct {
 func Pull(ctx context.Context, b Bucket, dataDir, id string, opts PullOptions) (res *PullResult, err error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 4
 	}
 	if id, err = Resolve(ctx, b, id); err != nil {
 		return nil, err
@@ -109,6 +116,9 @@ func Pull(ctx context.Context, b Bucket, dataDir, id string, opts PullOptions) (
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	// Links first, on this goroutine; then the downloads, a few at a
+	// time: one stream rarely fills the link to a store.
+	var fetch []string
 	for _, name := range names {
 		want := m.Files[name]
 		dst := filepath.Join(w.Dir(), filepath.FromSlash(name))
@@ -120,12 +130,25 @@ func Pull(ctx context.Context, b Bucket, dataDir, id string, opts PullOptions) (
 			res.LinkedBytes += want.Size
 			continue
 		}
-		if err := download(ctx, b, dst, name, want); err != nil {
-			return nil, err
-		}
-		opts.Log.Debug("downloaded", "file", name, "object", FileKey(want.SHA256), "bytes", want.Size)
+		fetch = append(fetch, name)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(opts.Concurrency, 1))
+	for _, name := range fetch {
+		want := m.Files[name]
+		g.Go(func() error {
+			dst := filepath.Join(w.Dir(), filepath.FromSlash(name))
+			if err := download(gctx, b, dst, name, want); err != nil {
+				return err
+			}
+			opts.Log.Debug("downloaded", "file", name, "object", FileKey(want.SHA256), "bytes", want.Size)
+			return nil
+		})
 		res.Downloaded++
 		res.DownloadedBytes += want.Size
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	res.Downloaded++ // the manifest
 	res.DownloadedBytes += int64(len(raw))
