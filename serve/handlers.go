@@ -115,6 +115,9 @@ type serverStatus struct {
 }
 
 type snapshotsStatus struct {
+	// Source is where snapshots come from: the data directory, or the
+	// bucket (s3://BUCKET/PREFIX) the server polls.
+	Source        string           `json:"source"`
 	Seen          int64            `json:"seen"`
 	Rejected      int64            `json:"rejected"`
 	Swaps         int64            `json:"swaps"`
@@ -155,7 +158,7 @@ func (s *Server) status(c *fiber.Ctx, snap *store.Snapshot) error {
 		},
 		Loaded: snap.Loaded, LoadMS: snap.LoadTime.Milliseconds(),
 		Server: serverStatus{Version: s.opts.Version, Started: s.started, UptimeSeconds: now.Sub(s.started).Seconds()},
-		Snapshots: snapshotsStatus{Seen: st.Seen, Rejected: st.Rejected, Swaps: st.Swaps, Fallbacks: st.Fallbacks,
+		Snapshots: snapshotsStatus{Source: s.vault(c).Store.Source(), Seen: st.Seen, Rejected: st.Rejected, Swaps: st.Swaps, Fallbacks: st.Fallbacks,
 			Open: st.Open, LastRejection: st.LastRejection, LastFallback: st.LastFallback},
 	}
 	res.Vault, res.Vaults = s.vault(c).Name, s.vaultList()

@@ -60,6 +60,23 @@
 // debounced, plus a periodic rescan, since bind mounts and network file
 // systems drop events.
 //
+// # Sources
+//
+// Where snapshots come from is a Source (source.go): Local, a data
+// directory the indexer (or an import, or a copy) publishes into, and
+// Bucket, an S3 bucket (package snapshot/bucket) mirrored into a local
+// cache directory. The store always opens, leases and memory-maps
+// snapshots in the source's DataDir; Refresh asks the source for its list,
+// and a bucket source first pulls the newest snapshot newer than the
+// cache's, verifying every file against the manifest before publishing it
+// in the cache, so that the store never opens a partial or damaged
+// download. Snapshots a source could not bring in count as rejections
+// (Stats.Rejected, LastRejection) and are tried again on the next
+// Refresh. A bucket source has no file system events; Watch polls it
+// every WatchOptions.Poll. A store serving several vaults takes one
+// source per vault.
+//
 // The store never writes to a snapshot or to the vault; the only files it
-// creates are lease files in DATA/leases.
+// creates are lease files in DATA/leases (and, for a bucket source, the
+// snapshots it pulls into the cache, which it also garbage-collects).
 package store
