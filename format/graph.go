@@ -71,7 +71,9 @@ import (
 // dates -> DATE; datetimes, or dates and datetimes -> TIMESTAMP; strings ->
 // STRING; maps -> STRING holding the JSON text; lists -> a list of the type
 // inferred the same way from all their items (STRING[] when the items
-// disagree). Any other mix is a conflict: the column is STRING, every value
+// disagree); strings and lists of strings (type: Person beside type:
+// [Person, Engineer], as Obsidian vaults write them) -> STRING[], each
+// string a list of one. Any other mix is a conflict: the column is STRING, every value
 // is stored as its text (Property.Text), and the property is marked
 // Conflict with the kinds seen. Note properties are inferred over all
 // notes; an edge property's type is inferred over the edges of every type,

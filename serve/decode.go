@@ -20,6 +20,14 @@ import (
 // requests across origins unasked: a page may POST text/plain or a form
 // to a loopback server without a CORS preflight, but not
 // application/json.
+//
+// Programs that are no browser often send JSON without saying so: curl -d
+// (application/x-www-form-urlencoded), fetch and undici with a string body
+// (text/plain), clients that send no Content-Type at all, as the Typed
+// Graph sidecar's documented examples do. Such a body is read as JSON when
+// nothing marks the request as a browser's: no Origin header (browsers
+// send one with every cross-origin POST, and authenticate refuses other
+// origins anyway) and no Sec-Fetch-Site other than "none".
 func requireJSON(h fiber.Handler) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		ct := c.Get(fiber.HeaderContentType)
@@ -29,15 +37,33 @@ func requireJSON(h fiber.Handler) fiber.Handler {
 			got = fmt.Sprintf("not %q", ct)
 		}
 		switch {
+		case ct == "" && notBrowser(c), err == nil && untypedJSON[mt] && utf8Charset(params) && notBrowser(c):
+			return h(c)
 		case err != nil || mt != fiber.MIMEApplicationJSON:
 			return newError(http.StatusUnsupportedMediaType, KindUnsupportedMT,
 				`the request body must be JSON, sent with the header "Content-Type: application/json" (%s)`, got)
-		case params["charset"] != "" && !strings.EqualFold(params["charset"], "utf-8") && !strings.EqualFold(params["charset"], "utf8"):
+		case !utf8Charset(params):
 			return newError(http.StatusUnsupportedMediaType, KindUnsupportedMT,
 				`JSON bodies are UTF-8: send "Content-Type: application/json" or "application/json; charset=utf-8" (%s)`, got)
 		}
 		return h(c)
 	}
+}
+
+// untypedJSON are the media types programs send JSON under when they do
+// not name it (see requireJSON).
+var untypedJSON = map[string]bool{"text/plain": true, "application/x-www-form-urlencoded": true}
+
+func utf8Charset(params map[string]string) bool {
+	cs := params["charset"]
+	return cs == "" || strings.EqualFold(cs, "utf-8") || strings.EqualFold(cs, "utf8")
+}
+
+// notBrowser reports whether nothing marks the request as sent by a web
+// browser for a page.
+func notBrowser(c *fiber.Ctx) bool {
+	site := c.Get("Sec-Fetch-Site")
+	return c.Get(fiber.HeaderOrigin) == "" && (site == "" || strings.EqualFold(site, "none"))
 }
 
 // bodyFields are the members of a request's JSON object as sent, for the

@@ -13,7 +13,7 @@ import (
 )
 
 // Kinds of API errors, the "kind" of an error response. The Cypher kinds
-// (syntax, unsupported, read_only, parameter, timeout, canceled, runtime)
+// (syntax, unsupported, readonly, parameter, timeout, canceled, runtime)
 // come from package cypher unchanged, and out_of_memory from package
 // graphdb.
 const (

@@ -110,7 +110,7 @@ func nodeOf(n *format.Note) *graphdb.Node {
 		props["modified"] = n.Modified.UTC().Format(time.RFC3339Nano)
 	}
 	addProperties(props, n.Properties)
-	return &graphdb.Node{Kind: "node", ID: n.ID, Labels: nonNil(n.Labels), Properties: props}
+	return &graphdb.Node{Kind: "node", ID: n.ID, Labels: nonNil(n.Labels), Stub: n.Stub, Properties: props}
 }
 
 func relOf(e *format.Edge) *graphdb.Relationship {
@@ -122,7 +122,7 @@ func relOf(e *format.Edge) *graphdb.Relationship {
 		props["heading"] = e.Heading
 	}
 	addProperties(props, e.Properties)
-	return &graphdb.Relationship{Kind: "relationship", ID: e.ID, Type: e.Type, Start: e.Source, End: e.Target, Properties: props}
+	return &graphdb.Relationship{Kind: "relationship", ID: e.ID, Type: e.Type, Sign: int64(e.Sign), Source: e.Source, Target: e.Target, Properties: props}
 }
 
 // addProperties adds note or edge properties by key; a key that equals a

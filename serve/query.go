@@ -25,6 +25,25 @@ type queryRequest struct {
 	// they cannot raise them.
 	TimeoutMS int `json:"timeout_ms"`
 	MaxRows   int `json:"max_rows"`
+	// Backend is the Typed Graph sidecar's engine choice, builtin or
+	// ladybug; both run on the snapshot's graph, which reads every
+	// construct either of them does (see checkBackend).
+	Backend string `json:"backend"`
+}
+
+// checkBackend accepts the Typed Graph sidecar's backend names. Its
+// builtin engine and its LadybugDB mirror differ in what they read;
+// vaultgraph's one engine reads the union (UNWIND and CASE, which only
+// the mirror runs, and startNode(), keys() and properties(), which only
+// the built-in engine runs), in the vault's names. Queries written
+// against the mirror's storage layout (MATCH (n:Node), p_role_s) are not
+// translated.
+func checkBackend(backend string) error {
+	switch backend {
+	case "", "builtin", "ladybug":
+		return nil
+	}
+	return badRequest(`backend must be "builtin" or "ladybug" (both run on the snapshot's graph), not %q`, backend)
 }
 
 // queryResult is the answer to a Cypher query, in /query and in the "then"
@@ -53,6 +72,9 @@ func (s *Server) query(c *fiber.Ctx, snap *store.Snapshot) error {
 		return err
 	}
 	if err := checkQueryText("query", req.Query); err != nil {
+		return err
+	}
+	if err := checkBackend(req.Backend); err != nil {
 		return err
 	}
 	if snap.Graph == nil {

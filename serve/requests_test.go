@@ -324,13 +324,16 @@ func TestContentType(t *testing.T) {
 	}}})
 	body := `{"query": "MATCH (n:Person) RETURN count(n)"}`
 	for ct, want := range map[string]int{
-		"application/json":                  200,
-		"application/json; charset=utf-8":   200,
-		"Application/JSON; charset=UTF-8":   200,
-		"":                                  415,
-		"text/plain":                        415,
-		"text/plain; charset=utf-8":         415,
-		"application/x-www-form-urlencoded": 415,
+		"application/json":                200,
+		"application/json; charset=utf-8": 200,
+		"Application/JSON; charset=UTF-8": 200,
+		// What curl -d, fetch with a string body and bare clients send.
+		"":                                  200,
+		"text/plain":                        200,
+		"text/plain;charset=UTF-8":          200,
+		"application/x-www-form-urlencoded": 200,
+		"text/plain; charset=latin1":        415,
+		"text/html":                         415,
 		"multipart/form-data; boundary=x":   415,
 		"application/json; charset=latin1":  415,
 		"application/jsonx":                 415,
@@ -344,11 +347,19 @@ func TestContentType(t *testing.T) {
 			t.Errorf("Content-Type %q: %s", ct, r.body)
 		}
 	}
-	for _, path := range []string{"/search", "/graph", "/retrieve", "/rpc"} {
-		r := ts.send(request{method: "POST", path: path, body: `{}`, header: map[string]string{"Content-Type": "text/plain"}})
-		if r.status != 415 || r.errorKind() != "unsupported_media_type" {
-			t.Errorf("POST %s as text/plain = %d %s", path, r.status, r.body)
+	// A browser's request for a page (Sec-Fetch-Site says so) must say
+	// application/json, which no page can send across origins without a
+	// preflight.
+	for _, path := range []string{"/query", "/search", "/graph", "/retrieve", "/rpc"} {
+		for _, ct := range []string{"text/plain", "application/x-www-form-urlencoded", ""} {
+			r := ts.send(request{method: "POST", path: path, body: `{}`, header: map[string]string{"Content-Type": ct, "Sec-Fetch-Site": "cross-site"}})
+			if r.status != 415 || r.errorKind() != "unsupported_media_type" {
+				t.Errorf("POST %s as %q from a browser = %d %s", path, ct, r.status, r.body)
+			}
 		}
+	}
+	if r := ts.send(request{method: "POST", path: "/query", body: body, header: map[string]string{"Content-Type": "text/plain", "Sec-Fetch-Site": "none", "Sec-Fetch-Mode": "cors"}}); r.status != 200 {
+		t.Errorf("a program's request with Sec-Fetch-Mode (undici) = %d %s", r.status, r.body)
 	}
 	if r := ts.post("/rpc", `{}`); r.status != 200 || string(r.body) != "rpc" {
 		t.Errorf("a JSON mount with JSON = %d %s", r.status, r.body)

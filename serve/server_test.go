@@ -153,7 +153,7 @@ func TestRoutes(t *testing.T) {
 					Labels     []string
 					Properties map[string]any
 				}
-				Outgoing, Incoming []struct{ Type, Start, End string }
+				Outgoing, Incoming []struct{ Type, Source, Target string }
 				Chunks             []struct{ Text string }
 				Content            *string
 			}
@@ -294,9 +294,9 @@ func TestRun(t *testing.T) {
 	}
 }
 
-func hasEdge(edges []struct{ Type, Start, End string }, typ, start, end string) bool {
+func hasEdge(edges []struct{ Type, Source, Target string }, typ, start, end string) bool {
 	for _, e := range edges {
-		if e.Type == typ && e.Start == start && e.End == end {
+		if e.Type == typ && e.Source == start && e.Target == end {
 			return true
 		}
 	}
@@ -329,7 +329,7 @@ func TestErrors(t *testing.T) {
 		{"two values", request{method: "POST", path: "/query", body: `{"query": "MATCH (n) RETURN n"} {}`}, 400, "bad_request", 0, 0, false},
 		{"missing query", request{method: "POST", path: "/query", body: `{"params": {}}`}, 400, "bad_request", 0, 0, false},
 		{"cypher syntax", request{method: "POST", path: "/query", body: `{"query": "MATCH (n\nRETURN n"}`}, 400, "syntax", 2, 1, false},
-		{"cypher write", request{method: "POST", path: "/query", body: `{"query": "MATCH (n) DETACH DELETE n"}`}, 400, "read_only", 1, 11, false},
+		{"cypher write", request{method: "POST", path: "/query", body: `{"query": "MATCH (n) DETACH DELETE n"}`}, 400, "readonly", 1, 11, false},
 		{"cypher missing parameter", request{method: "POST", path: "/query", body: `{"query": "MATCH (n) WHERE n.title = $t RETURN n"}`}, 400, "parameter", 0, 0, false},
 		{"search target", request{method: "POST", path: "/search", body: `{"query": "x", "target": "pages"}`}, 400, "bad_request", 0, 0, false},
 		{"search k", request{method: "POST", path: "/search", body: `{"query": "x", "k": 100000}`}, 400, "bad_request", 0, 0, false},

@@ -352,7 +352,7 @@ func checkDemoOverMCP(t *testing.T, tr mcpTransport) {
 
 	for _, want := range [][]string{
 		{"syntax error at line 1, column 17", "^", "Hint:"},
-		{"read_only", "read-only"},
+		{"readonly", "read-only"},
 		{"invalid arguments for vector_search", "target", "'notes', 'chunks', 'edges'"},
 		{"invalid arguments for graphrag_retrieve", "depth"},
 		{"ambiguous", "Journal/Kickoff.md, Meetings/2024/Kickoff.md"},

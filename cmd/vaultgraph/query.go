@@ -153,13 +153,13 @@ func cell(v any) string {
 	case *graphdb.Node:
 		return "(" + v.ID + labelSuffix(v.Labels) + ")"
 	case *graphdb.Relationship:
-		return "[:" + v.Type + " " + v.Start + "->" + v.End + "]"
+		return "[:" + v.Type + " " + v.Source + "->" + v.Target + "]"
 	case *graphdb.Path:
 		var b strings.Builder
 		for i, n := range v.Nodes {
 			if i > 0 && i-1 < len(v.Relationships) {
 				r := v.Relationships[i-1]
-				if r.Start == n.ID {
+				if r.Source == n.ID {
 					b.WriteString("<-[:" + r.Type + "]-")
 				} else {
 					b.WriteString("-[:" + r.Type + "]->")

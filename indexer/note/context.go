@@ -65,6 +65,9 @@ func contextProperties(props []format.Property) string {
 	var parts []string
 	total := 0
 	for _, p := range props {
+		if k := strings.ToLower(p.Key); k == "type" || k == "types" {
+			continue // the Labels line says it
+		}
 		switch p.Kind {
 		case format.KindString, format.KindInt, format.KindFloat, format.KindBool, format.KindDate, format.KindDateTime:
 		default:

@@ -231,6 +231,7 @@ func TestVaultPatterns(t *testing.T) {
 		at(field("up", "parent"), 8),
 	})
 	want := []format.Property{
+		prop(t, "Type", format.KindString, "Weekly"),
 		prop(t, "today", format.KindString, "`=link(string(dateformat(date(now), \"yyyy-MM-dd\")))`"),
 		prop(t, "tags", format.KindNull, nil),
 	}

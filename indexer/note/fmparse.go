@@ -103,9 +103,15 @@ func (r *fmReader) readKey(key string, n *yaml.Node) {
 			r.fm.tags.add(splitTags(s)...)
 		}
 	case "type":
-		r.fm.types = append(r.fm.types, labelTexts(r.w.value(n, 1, false))...)
+		// Labels, and a property as written (n.type), as the Typed Graph
+		// plugin keeps it.
+		v := r.w.value(n, 1, false)
+		r.fm.types = append(r.fm.types, labelTexts(v)...)
+		r.fm.props.set(key, v)
 	case "types":
-		r.fm.types2 = append(r.fm.types2, labelTexts(r.w.value(n, 1, false))...)
+		v := r.w.value(n, 1, false)
+		r.fm.types2 = append(r.fm.types2, labelTexts(v)...)
+		r.fm.props.set(key, v)
 	default:
 		r.readValue(key, n)
 	}

@@ -43,8 +43,15 @@ func TestFrontmatterNoteKeys(t *testing.T) {
 			if d := cmp.Diff(tc.want, got); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}
-			if len(p.Properties) != 0 || len(p.Warnings) != 0 {
-				t.Errorf("properties %v warnings %v, want none", p.Properties, p.Warnings)
+			// type and types are properties as written besides labels
+			// (n.type); nothing else is.
+			for _, prop := range p.Properties {
+				if k := strings.ToLower(prop.Key); k != "type" && k != "types" {
+					t.Errorf("property %v, want only type and types", prop)
+				}
+			}
+			if len(p.Warnings) != 0 {
+				t.Errorf("warnings %v, want none", p.Warnings)
 			}
 		})
 	}

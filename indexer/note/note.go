@@ -11,7 +11,8 @@ import "github.com/vaultgraph/vaultgraph/format"
 //	   $math$, bracketed fields before whole-line fields (Dataview),
 //	   Obsidian's tag characters
 //	3  setext headings (a paragraph underlined with === or ---)
-const Revision = 3
+//	4  frontmatter type and types are also properties, as written
+const Revision = 4
 
 // Options shape a parse. The zero value uses the defaults.
 type Options struct {

@@ -223,7 +223,7 @@ func relCell(r *graphdb.Relationship) string {
 	if props != "" {
 		props = " {" + props + "}"
 	}
-	return fmt.Sprintf("[:%s%s %s->%s]", r.Type, props, r.Start, r.End)
+	return fmt.Sprintf("[:%s%s %s->%s]", r.Type, props, r.Source, r.Target)
 }
 
 // cypherMessage explains a query error: package cypher's message, which

@@ -277,7 +277,7 @@ func TestCypherErrorsCarryTheLanguageHintOnce(t *testing.T) {
 			[]string{"unsupported", "use CALL db.labels() or CALL db.relationshipTypes()", "Hint: ", toolStatus},
 			"db.labels()", []string{"e_about", "e_mentored_by", "limited to"}},
 		{"CALL create_fts_index('Note', 'x', ['title'])",
-			[]string{"read_only", "may call only db.labels(), db.relationshipTypes(), db.propertyKeys() and show_functions()", "Hint: "},
+			[]string{"readonly", "may call only db.labels(), db.relationshipTypes(), db.propertyKeys() and show_functions()", "Hint: "},
 			"show_functions()", []string{"limited to"}},
 	} {
 		msg := callErr(t, c, toolCypher, map[string]any{"query": tc.query})
@@ -308,7 +308,7 @@ func TestInvalidArgumentsAreToolErrors(t *testing.T) {
 		{toolCypher, map[string]any{}, []string{"query"}},
 		{toolCypher, map[string]any{"query": "MATCH (p:Person RETURN p"}, []string{"syntax error at line 1, column 17", "\n  MATCH (p:Person RETURN p\n                  ^", "Hint:", "Labels: "}},
 		{toolCypher, map[string]any{"query": "MATCH (p)\nRETURN p.title,\nLIMIT 3"}, []string{"line 3", "Hint:"}},
-		{toolCypher, map[string]any{"query": "CREATE (n:Person {title: 'Eve'})"}, []string{"read_only", "read-only"}},
+		{toolCypher, map[string]any{"query": "CREATE (n:Person {title: 'Eve'})"}, []string{"readonly", "read-only"}},
 		{toolCypher, map[string]any{"query": "MATCH (n) WHERE n.title = $name RETURN n"}, []string{"parameter", "params"}},
 		{toolCypher, map[string]any{"query": "MATCH (n) RETURN n", "max_rows": 0}, []string{"max_rows"}},
 		{toolCypher, map[string]any{"query": "MATCH (n) RETURN n", "max_rows": 1001}, []string{"max_rows"}},

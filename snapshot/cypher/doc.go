@@ -134,7 +134,13 @@
 //   - id(n) is the note id (its vault path, or a stub's link text), a
 //     string, not an integer; elementId(n) is the same.
 //   - properties(n) and a node's properties leave out id and labels, which
-//     the node object carries separately; keys() lists names sorted.
+//     the node object carries separately. keys(n) lists what the note
+//     says, as the Typed Graph plugin does: its properties in the order
+//     written (type first when written first), then path and title, then
+//     tags and aliases when it has any; the other built-ins (folder, stub,
+//     size, modified) exist but are not listed. keys(r) lists names sorted.
+//   - A note without tags or aliases has none: n.tags IS NULL, as in the
+//     plugin's engine, not an empty list.
 //   - Variable-length relationships without an upper bound stop at 30 hops
 //     (Kuzu's limit); [*] on a large graph can exhaust the buffer pool,
 //     which fails the query with a runtime error. Give bounds.

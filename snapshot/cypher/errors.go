@@ -21,7 +21,7 @@ const (
 	// KindReadOnly: a clause that writes or has side effects, or a CALL of
 	// a procedure that is not on the allow list (see the package
 	// documentation).
-	KindReadOnly Kind = "read_only"
+	KindReadOnly Kind = "readonly"
 	// KindParameter: a $parameter the query uses was not given, or has a
 	// value that cannot be passed.
 	KindParameter Kind = "parameter"

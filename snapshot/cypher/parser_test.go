@@ -151,7 +151,7 @@ func TestWritesAreRefused(t *testing.T) {
 	} {
 		_, err := Compile(src, fixtureGraph(), nil, Options{})
 		if KindOf(err) != KindReadOnly {
-			t.Errorf("%q: err = %v, want kind read_only", src, err)
+			t.Errorf("%q: err = %v, want kind readonly", src, err)
 		}
 	}
 }

@@ -26,6 +26,11 @@ type Translation struct {
 	Query string
 	// Columns are the result columns as the user named them.
 	Columns []string
+	// Kinds say, for each of Columns, what the query returns there, as far
+	// as the query tells: "node", "relationship" or "path" for a node,
+	// relationship or path variable (even when every row holds null, as
+	// OPTIONAL MATCH gives), "" when the values must tell.
+	Kinds []string
 }
 
 // Translate rewrites q, written in vault names, into a query on the
@@ -63,6 +68,8 @@ type translator struct {
 	nameRels  bool
 	// optional is set while an OPTIONAL MATCH is translated.
 	optional bool
+	// kinds are the column kinds of the last RETURN translated.
+	kinds []string
 }
 
 // fail aborts the translation; run recovers the *Error.
@@ -99,7 +106,11 @@ func (t *translator) run(q *Query) (tr *Translation, err error) {
 	if strings.ContainsRune(text, 0) {
 		return nil, &Error{Kind: KindUnsupported, Message: "the query contains a NUL character, which the engine cannot take"}
 	}
-	return &Translation{Query: text, Columns: columns}, nil
+	tr = &Translation{Query: text, Columns: columns}
+	if len(t.kinds) == len(columns) {
+		tr.Kinds = t.kinds
+	}
+	return tr, nil
 }
 
 func allTrue(bs []bool) bool {
@@ -184,6 +195,7 @@ func (t *translator) singleQuery(sq *SingleQuery, capRows bool) (*SingleQuery, [
 			out.Clauses = append(out.Clauses, clauses...)
 			if c.Standalone {
 				columns = cols
+				t.kinds = nil
 				if capRows {
 					if r, ok := out.Clauses[len(out.Clauses)-1].(*Return); ok {
 						t.capRows(r.Proj)
@@ -243,7 +255,10 @@ func and(es ...Expr) Expr {
 func (t *translator) projection(p *Projection, sc *scope, final bool) (*Projection, *scope, []string) {
 	out := &Projection{Distinct: p.Distinct}
 	next := newScope(nil)
-	var cols []string
+	var cols, kinds []string
+	if final {
+		defer func() { t.kinds = kinds }()
+	}
 	add := func(name string, e Expr, k kind, alias bool) {
 		if !final && isNull(e) {
 			// A null carried by WITH would reach later clauses as type
@@ -259,6 +274,9 @@ func (t *translator) projection(p *Projection, sc *scope, final bool) (*Projecti
 		out.Items = append(out.Items, item)
 		next.bind(name, k.settled(), false)
 		cols = append(cols, name)
+		if final {
+			kinds = append(kinds, columnKind(k))
+		}
 	}
 	if p.Star {
 		names := sc.visible()
@@ -489,4 +507,17 @@ func describe(e Expr) string {
 		s = s[:57] + "..."
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// columnKind is Translation.Kinds' word for an expression of kind k.
+func columnKind(k kind) string {
+	switch k.tag {
+	case kNode:
+		return "node"
+	case kRel:
+		return "relationship"
+	case kPath:
+		return "path"
+	}
+	return ""
 }

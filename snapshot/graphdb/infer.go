@@ -116,7 +116,12 @@ func itemKind(v any) string {
 // format/graph.go.
 func (c *propColumn) resolve() {
 	kinds := without(c.kinds, format.KindNull)
+	elems := without(c.elemKinds, format.KindNull)
 	switch {
+	case len(kinds) == 2 && kinds[format.KindList] && kinds[format.KindString] &&
+		(len(elems) == 0 || len(elems) == 1 && elems[format.KindString]):
+		// A string beside lists of strings is a list of one.
+		c.typ = "STRING[]"
 	case len(kinds) == 1 && kinds[format.KindList]:
 		elem, ok := scalarType(without(c.elemKinds, format.KindNull))
 		if !ok {
@@ -346,8 +351,11 @@ func (c *propColumn) valueOf(p format.Property) any {
 		return nil
 	}
 	if elem, ok := strings.CutSuffix(c.typ, "[]"); ok {
+		if kind == format.KindString {
+			return []any{p.Text()} // a string beside lists of strings
+		}
 		if kind != format.KindList {
-			return nil // cannot happen: a list column holds only lists
+			return nil // cannot happen: a list column holds only lists, and strings beside lists of strings
 		}
 		items := listItems(p.JSON())
 		out := make([]any, len(items))

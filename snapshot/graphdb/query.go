@@ -138,7 +138,13 @@ func (db *DB) read(qr *kuzu.QueryResult, tr *cypher.Translation, maxRows int) (*
 		res.Rows = append(res.Rows, row)
 	}
 	for i, n := range names {
-		res.Columns = append(res.Columns, Column{Name: n, Type: columnType(types[i])})
+		col := Column{Name: n, Type: columnType(types[i])}
+		known := ""
+		if i < len(tr.Kinds) {
+			known = tr.Kinds[i]
+		}
+		col.Kind = columnKind(known, col.Type)
+		res.Columns = append(res.Columns, col)
 	}
 	if res.Columns == nil {
 		res.Columns = []Column{}

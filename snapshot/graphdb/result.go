@@ -40,6 +40,23 @@ type Result struct {
 type Column struct {
 	Name string `json:"name"`
 	Type string `json:"type"`
+	// Kind is the Typed Graph sidecar's coarser word for the column: node,
+	// relationship or path for graph values (known from the query even
+	// when every row holds null), scalar for everything else.
+	Kind string `json:"kind"`
+}
+
+// columnKind is Column.Kind of a column whose query-side kind is known
+// ("node", "relationship", "path" or "") and whose values have type typ.
+func columnKind(known, typ string) string {
+	if known != "" {
+		return known
+	}
+	switch typ {
+	case "node", "relationship", "path":
+		return typ
+	}
+	return "scalar"
 }
 
 // Node is a note (or a stub) in a result.
@@ -47,6 +64,9 @@ type Node struct {
 	Kind   string   `json:"_type"` // "node"
 	ID     string   `json:"id"`
 	Labels []string `json:"labels"`
+	// Stub is set for a link target that has no note (also
+	// properties.stub).
+	Stub bool `json:"stub"`
 	// Properties are every property with a value, by vault name: the
 	// built-in path, title, folder, tags, aliases, stub, modified, size
 	// and the note's frontmatter and inline fields.
@@ -59,9 +79,12 @@ type Relationship struct {
 	ID   string `json:"id"`
 	// Type is the edge type as written in the vault.
 	Type string `json:"type"`
-	// Start and End are the note ids of the edge's source and target.
-	Start      string         `json:"start"`
-	End        string         `json:"end"`
+	// Sign is -1 for a negative edge (-type:: [[X]]), else 1 (also
+	// properties.sign).
+	Sign int64 `json:"sign"`
+	// Source and Target are the note ids of the edge's ends.
+	Source     string         `json:"source"`
+	Target     string         `json:"target"`
 	Properties map[string]any `json:"properties"`
 }
 
@@ -272,12 +295,15 @@ func (c *converter) node(n kuzu.Node) *Node {
 			name = vn
 		}
 		out.Properties[name], _ = c.value(v)
+		if name == "stub" {
+			out.Stub, _ = v.(bool)
+		}
 	}
 	return out
 }
 
 func (c *converter) rel(r kuzu.Relationship) *Relationship {
-	out := &Relationship{Kind: "relationship", Type: c.names.tables[r.Label], Properties: map[string]any{}}
+	out := &Relationship{Kind: "relationship", Type: c.names.tables[r.Label], Sign: 1, Properties: map[string]any{}}
 	for col, v := range r.Properties {
 		switch col {
 		case "id":
@@ -289,10 +315,10 @@ func (c *converter) rel(r kuzu.Relationship) *Relationship {
 			}
 			continue
 		case format.GraphSourceColumn:
-			out.Start, _ = v.(string)
+			out.Source, _ = v.(string)
 			continue
 		case format.GraphTargetColumn:
-			out.End, _ = v.(string)
+			out.Target, _ = v.(string)
 			continue
 		case format.GraphKeysColumn:
 			continue
@@ -305,6 +331,11 @@ func (c *converter) rel(r kuzu.Relationship) *Relationship {
 			name = vn
 		}
 		out.Properties[name], _ = c.value(v)
+		if name == "sign" {
+			if s, ok := out.Properties[name].(int64); ok {
+				out.Sign = s
+			}
+		}
 	}
 	return out
 }

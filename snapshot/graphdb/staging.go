@@ -124,17 +124,28 @@ func (plan *schemaPlan) edgeColumns(et *edgeTable) []column {
 func (plan *schemaPlan) noteRow(n format.Note) map[string]any {
 	row := map[string]any{
 		"id": n.ID, "title": n.Title, "folder": n.Folder,
-		"labels": strList(n.Labels), "tags": strList(n.Tags), "aliases": strList(n.Aliases), "stub": n.Stub,
+		"labels": strList(n.Labels), "stub": n.Stub,
 	}
-	keys := []string{"title", "folder", "tags", "aliases", "stub"}
+	// A note without tags (or aliases) has none: null, so that
+	// n.tags IS NOT NULL finds the tagged notes, as in the Typed Graph
+	// plugin.
+	if len(n.Tags) > 0 {
+		row["tags"] = strList(n.Tags)
+	}
+	if len(n.Aliases) > 0 {
+		row["aliases"] = strList(n.Aliases)
+	}
 	if !n.Stub {
 		row["path"], row["size"] = n.Path, n.Size
-		keys = append(keys, "path", "size")
 	}
 	if m, ok := storedModified(n); ok {
 		row["modified"] = m
-		keys = append(keys, "modified")
 	}
+	// keys(n) lists what the note says, as the Typed Graph plugin does:
+	// its properties in the order written (type first when written first),
+	// then path and title, then tags and aliases when it has any. The
+	// other built-ins (folder, stub, size, modified) are read by name.
+	var keys []string
 	seen := map[string]bool{}
 	for _, p := range n.Properties {
 		col := plan.noteByKey[p.Key]
@@ -147,7 +158,16 @@ func (plan *schemaPlan) noteRow(n format.Note) map[string]any {
 			keys = append(keys, col.name)
 		}
 	}
-	sort.Strings(keys)
+	if !n.Stub {
+		keys = append(keys, "path")
+	}
+	keys = append(keys, "title")
+	if len(n.Tags) > 0 {
+		keys = append(keys, "tags")
+	}
+	if len(n.Aliases) > 0 {
+		keys = append(keys, "aliases")
+	}
 	row[format.GraphKeysColumn] = strList(keys)
 	return row
 }
