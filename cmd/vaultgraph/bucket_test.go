@@ -179,7 +179,7 @@ func TestBucketPushPull(t *testing.T) {
 		{"snapshot", "push", "--data", a, "s3://Bad_Name/x"},
 		{"snapshot", "push", "--data", a, "s3://user:secret@bucket/x"},
 		{"index", "--vault", vault, "--data", a, "--push", "/not/a/bucket"},
-		{"serve", "--data", e.url},
+		{"serve", "--data", e.url, "--cache", e.url},
 		{"snapshot", "gc", "--data", e.url, "--keep", "1", "--older-than", "1d"},
 	} {
 		if r := vg(t, args...); r.code != 2 || strings.Contains(r.stderr, "secret") {
@@ -234,10 +234,14 @@ func TestServersFollowABucket(t *testing.T) {
 	r := vgOK(t, "index", "--vault", vault, "--data", data, "--push", e.url)
 	s1 := snapshotLine.FindStringSubmatch(r.stdout)[1]
 
-	var servers []*server
-	caches := []string{t.TempDir(), t.TempDir()}
-	for _, cache := range caches {
-		servers = append(servers, startServer(t, e.url, nil, "--cache", cache, "--poll", "100ms"))
+	// One with --cache, one with the default cache in the user's cache
+	// directory.
+	xdg := t.TempDir()
+	loc, _ := bucket.ParseURL(e.url)
+	caches := []string{t.TempDir(), filepath.Join(xdg, "vaultgraph", "s3", loc.Bucket, "team", "main")}
+	servers := []*server{
+		startServer(t, e.url, nil, "--cache", caches[0], "--poll", "100ms"),
+		startServer(t, e.url, []string{"XDG_CACHE_HOME=" + xdg}, "--poll", "100ms"),
 	}
 	for _, s := range servers {
 		s.waitServing(t, s1)

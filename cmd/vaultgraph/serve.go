@@ -43,9 +43,9 @@ stderr), for clients that start the server themselves:
 
    claude mcp add vaultgraph -- vaultgraph serve --stdio --data DATA
 
-With --data s3://BUCKET/PREFIX and --cache DIR it serves a bucket that an
-indexer pushes to (index --push): it downloads the newest snapshot into the
-cache, checks every file against the manifest, serves it from the local disk,
+With --data s3://BUCKET/PREFIX it serves a bucket that an indexer pushes to
+(index --push): it downloads the newest snapshot into --cache DIR (by default
+~/.cache/vaultgraph/s3/BUCKET/PREFIX, under XDG_CACHE_HOME if set), checks every file against the manifest, serves it from the local disk,
 and polls the bucket every --poll for newer ones. A download that fails or does
 not verify is never served (the current snapshot keeps serving, /status shows
 the rejection) and is tried again on the next poll. The cache keeps the newest
@@ -67,7 +67,7 @@ vault argument.`,
 			&cli.BoolFlag{Name: "verify", Usage: "recompute every file's sha256 before serving a snapshot (sizes are always checked)"},
 			&cli.StringFlag{Name: "token-file", Usage: "file holding the bearer token (else " + serve.TokenEnv + ")"},
 			&cli.DurationFlag{Name: "poll", Value: store.DefaultPoll, Usage: "rescan DATA/snapshots this often besides file system events (0: default, negative: events only); with a bucket, poll it this often"},
-			&cli.StringFlag{Name: "cache", Usage: "with --data s3://...: the local directory the bucket's snapshots are downloaded into and served from", EnvVars: []string{"VAULTGRAPH_CACHE"}},
+			&cli.StringFlag{Name: "cache", Usage: "with --data s3://...: the local directory the bucket's snapshots are downloaded into and served from (default: ~/.cache/vaultgraph/s3/BUCKET/PREFIX)", EnvVars: []string{"VAULTGRAPH_CACHE"}},
 			&cli.IntFlag{Name: "keep", Value: 1, Usage: "with --data s3://...: snapshots the cache keeps besides those being read", Action: atLeast("keep", 1)},
 			&cli.DurationFlag{Name: "query-timeout", Value: serve.DefaultQueryTimeout, Usage: "longest a query or search may run", Action: positive("query-timeout")},
 			&cli.IntFlag{Name: "max-rows", Value: serve.DefaultMaxRows, Usage: "row cap of query results", Action: atLeast("max-rows", 1)},
@@ -246,16 +246,17 @@ func serveVaults(c *cli.Context, log *slog.Logger) ([]serve.VaultDir, error) {
 	}
 	cache := c.String("cache")
 	switch {
-	case cache == "":
-		return nil, usageErrorf("--data s3://... needs --cache DIR: the local directory its snapshots are downloaded into and served from")
 	case bucket.IsURL(cache):
 		return nil, usageErrorf("--cache must be a local directory, got %s", cache)
 	case c.Duration("poll") < 0:
 		return nil, usageErrorf("--poll must be positive with a bucket: it is polled, there are no events")
 	}
-	cache, err := filepath.Abs(cache)
-	if err != nil {
-		return nil, err
+	if cache != "" {
+		abs, err := filepath.Abs(cache)
+		if err != nil {
+			return nil, err
+		}
+		cache = abs
 	}
 	for i, v := range out {
 		if !bucket.IsURL(v.DataDir) {
@@ -266,13 +267,35 @@ func serveVaults(c *cli.Context, log *slog.Logger) ([]serve.VaultDir, error) {
 			return nil, err
 		}
 		dir := cache
-		if len(out) > 1 {
+		switch {
+		case cache == "":
+			if dir, err = defaultCache(v.DataDir); err != nil {
+				return nil, err
+			}
+			log.Info("caching the bucket's snapshots in the user cache directory (--cache sets another)", "bucket", v.DataDir, "cache", dir)
+		case len(out) > 1:
 			dir = filepath.Join(cache, v.Name)
 		}
 		out[i].DataDir = dir
 		out[i].Source = store.Bucket(&bucket.Mirror{Bucket: b, Dir: dir, Keep: c.Int("keep"), Log: log})
 	}
 	return out, nil
+}
+
+// defaultCache is where a bucket's snapshots are cached without --cache:
+// the user's cache directory ($XDG_CACHE_HOME, ~/.cache, ~/Library/Caches),
+// one folder per bucket and prefix, so that servers of one bucket on one
+// host share it (pulls take its lock; leases keep what each one reads).
+func defaultCache(url string) (string, error) {
+	loc, err := bucket.ParseURL(url)
+	if err != nil {
+		return "", usageError(err)
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", usageErrorf("--data %s: no user cache directory (%v): pass --cache DIR", url, err)
+	}
+	return filepath.Join(base, "vaultgraph", "s3", loc.Bucket, filepath.FromSlash(loc.Prefix)), nil
 }
 
 func mcpOptions(c *cli.Context, log *slog.Logger) mcp.Options {
