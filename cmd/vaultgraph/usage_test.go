@@ -35,7 +35,7 @@ func isUsageError(err error) bool {
 // may ignore an extra one.
 func TestEveryCommandChecksItsArguments(t *testing.T) {
 	want := map[string][2]int{
-		"index": {0, 0}, "demo": {0, 0}, "serve": {0, 0}, "gen": {1, 1},
+		"index": {0, 0}, "demo": {0, 0}, "serve": {0, 0}, "gen": {1, 1}, "doctor": {0, 0},
 		"search": {1, many}, "retrieve": {1, many}, "query": {1, 1},
 		"snapshot list": {0, 0}, "snapshot show": {0, 1}, "snapshot verify": {0, 1},
 		"snapshot export": {0, 1}, "snapshot import": {0, 1}, "snapshot push": {1, 2}, "snapshot pull": {1, 2}, "snapshot diff": {0, 2}, "snapshot gc": {0, 0},
