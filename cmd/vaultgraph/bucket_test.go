@@ -225,13 +225,14 @@ func (s *server) waitStatus(t *testing.T, what string, ok func(status) bool) sta
 	}
 }
 
-// TestServersFollowABucket runs two servers on one bucket: both serve the
+// TestServersFollowABucket (tables, vectors and BM25; no graph database,
+// to keep it quick) runs two servers on one bucket: both serve the
 // newest snapshot, swap to the next one pushed, refuse one with a damaged
 // object while the previous keeps serving, and take it once repaired.
 func TestServersFollowABucket(t *testing.T) {
 	e := newBucketEnv(t)
 	vault, data := copyDemoVault(t), t.TempDir()
-	r := vgOK(t, "index", "--vault", vault, "--data", data, "--push", e.url)
+	r := vgOK(t, "index", "--vault", vault, "--data", data, "--graph=false", "--push", e.url)
 	s1 := snapshotLine.FindStringSubmatch(r.stdout)[1]
 
 	// One with --cache, one with the default cache in the user's cache
@@ -248,7 +249,7 @@ func TestServersFollowABucket(t *testing.T) {
 	}
 
 	editNote(t, vault, "Projects/Search.md", "Search", "Search (edited)")
-	r = vgOK(t, "index", "--vault", vault, "--data", data, "--push", e.url)
+	r = vgOK(t, "index", "--vault", vault, "--data", data, "--graph=false", "--push", e.url)
 	s2 := snapshotLine.FindStringSubmatch(r.stdout)[1]
 	for _, s := range servers {
 		s.waitServing(t, s2)
@@ -264,7 +265,7 @@ func TestServersFollowABucket(t *testing.T) {
 	// s3 arrives with one of its new objects damaged (a bad disk, a bad
 	// writer): the same size, one byte flipped.
 	editNote(t, vault, "Projects/Search.md", "(edited)", "(edited twice)")
-	s3 := indexID(t, "--vault", vault, "--data", data)
+	s3 := indexID(t, "--vault", vault, "--data", data, "--graph=false")
 	ctx := s3test.Context(t)
 	old := map[string]bool{}
 	for _, fi := range readManifest(t, snapshot.Dir(data, s2)).Files {
@@ -374,10 +375,10 @@ func newStallingProxy(t *testing.T, target string) *stallingProxy {
 func TestPushKilledMidway(t *testing.T) {
 	e := newBucketEnv(t)
 	vault, data := copyDemoVault(t), t.TempDir()
-	r := vgOK(t, "index", "--vault", vault, "--data", data, "--push", e.url)
+	r := vgOK(t, "index", "--vault", vault, "--data", data, "--graph=false", "--push", e.url)
 	s1 := snapshotLine.FindStringSubmatch(r.stdout)[1]
 	editNote(t, vault, "Projects/Search.md", "Search", "Search (edited)")
-	s2 := indexID(t, "--vault", vault, "--data", data)
+	s2 := indexID(t, "--vault", vault, "--data", data, "--graph=false")
 
 	proxy := newStallingProxy(t, e.srv.Endpoint)
 	push := exec.Command(binary, "snapshot", "push", "--data", data, e.url)
