@@ -196,7 +196,8 @@ func TestEmbedStagePending(t *testing.T) {
 	st := stageFor(t, "builtin", nil, false)
 	info := st.Embedder.Info()
 	complete := func() *format.Manifest {
-		return &format.Manifest{Embedder: info.Manifest(info.Dimensions), Vectors: &format.Vectors{HNSW: st.params().Manifest()}}
+		return &format.Manifest{Embedder: info.Manifest(info.Dimensions), Vectors: &format.Vectors{HNSW: st.params().Manifest(),
+			EdgesWithoutVectors: format.UnembeddedEdgeTypes}}
 	}
 	for _, tc := range []struct {
 		name   string
@@ -207,6 +208,7 @@ func TestEmbedStagePending(t *testing.T) {
 		{"pending chunks", func(m *format.Manifest) { m.Vectors.Chunks.Pending = 3 }, PendingRetry},
 		{"pending edges", func(m *format.Manifest) { m.Vectors.Edges.Pending = 1 }, PendingRetry},
 		{"no vectors", func(m *format.Manifest) { m.Vectors = nil }, PendingRebuild},
+		{"plain links embedded", func(m *format.Manifest) { m.Vectors.EdgesWithoutVectors = nil }, PendingRebuild},
 		{"no embedder", func(m *format.Manifest) { m.Embedder = nil }, PendingRebuild},
 		{"other model", func(m *format.Manifest) { m.Embedder.Fingerprint = strings.Repeat("0", 64) }, PendingRebuild},
 		{"other graph parameters and pending", func(m *format.Manifest) {

@@ -25,7 +25,8 @@ import (
 const DefaultGraphUpdateLimit = 0.25
 
 // EmbedStage adds the vectors of every chunk and edge sentence and an HNSW
-// graph over each (files named in format/vectors.go) to a snapshot.
+// graph over each (files named in format/vectors.go) to a snapshot. Plain
+// links (format.UnembeddedEdgeTypes) get no vector.
 //
 // A vector is reused from the parent snapshot when the parent's embedder has
 // the same fingerprint and a row for the exact text (format.TextHash of
@@ -91,7 +92,7 @@ func (s *EmbedStage) params() vectors.Params {
 
 // Pending implements Pender. An unchanged vault still gets a new snapshot
 // (PendingRebuild) when the parent has no vectors, was built with other
-// graph parameters or with another embedder (which Run then refuses, or
+// graph parameters, embedded other edge types or with another embedder (which Run then refuses, or
 // re-embeds with Reembed). Texts the parent has no vector for are a retry
 // (PendingRetry): the run publishes only if it embeds some of them.
 func (s *EmbedStage) Pending(parent *snapshot.Snapshot) Pending {
@@ -99,7 +100,8 @@ func (s *EmbedStage) Pending(parent *snapshot.Snapshot) Pending {
 	switch {
 	case s.reembed(), m.Embedder == nil, m.Vectors == nil,
 		m.Embedder.Fingerprint != s.Embedder.Info().Fingerprint,
-		m.Vectors.HNSW != s.params().Manifest():
+		m.Vectors.HNSW != s.params().Manifest(),
+		!slices.Equal(m.Vectors.EdgesWithoutVectors, format.UnembeddedEdgeTypes):
 		return PendingRebuild
 	case m.Vectors.Chunks.Pending > 0 || m.Vectors.Edges.Pending > 0:
 		return PendingRetry
@@ -183,7 +185,8 @@ func (s *EmbedStage) Run(ctx context.Context, b *Build) error {
 		}
 	}
 	b.Manifest.Embedder = info.Manifest(dims)
-	b.Manifest.Vectors = &format.Vectors{HNSW: s.params().Manifest(), Chunks: targets[0].stats, Edges: targets[1].stats}
+	b.Manifest.Vectors = &format.Vectors{HNSW: s.params().Manifest(), Chunks: targets[0].stats, Edges: targets[1].stats,
+		EdgesWithoutVectors: slices.Clone(format.UnembeddedEdgeTypes)}
 	pending := s.reportPending(ctx, b, targets, len(fresh) > 0, reason)
 	b.Log.Info("embedded", "embedder", info.Spec(), "kind", info.Kind,
 		"chunks", targets[0].stats.Items, "edges", targets[1].stats.Items,
@@ -196,7 +199,8 @@ func (s *EmbedStage) Run(ctx context.Context, b *Build) error {
 	return nil
 }
 
-// targets collects the text and hash of every chunk and edge.
+// targets collects the text and hash of every chunk and of every edge of
+// a type that is embedded (format.UnembeddedEdgeTypes are not).
 func (s *EmbedStage) targets(b *Build) ([]*embedTarget, error) {
 	chunks := &embedTarget{name: "chunks", vectorsFile: format.ChunkVectorsFile, graphFile: format.ChunkHNSWFile}
 	for _, c := range b.Chunks {
@@ -208,7 +212,11 @@ func (s *EmbedStage) targets(b *Build) ([]*embedTarget, error) {
 		chunks.texts = append(chunks.texts, format.EmbedText(c.Context, c.Text))
 	}
 	edges := &embedTarget{name: "edges", vectorsFile: format.EdgeVectorsFile, graphFile: format.EdgeHNSWFile}
+	without := &format.Vectors{EdgesWithoutVectors: format.UnembeddedEdgeTypes}
 	for _, e := range b.Edges {
+		if !without.EdgeEmbedded(e.Type) {
+			continue
+		}
 		h, _ := vectors.ParseHash(format.TextHash(e.Sentence))
 		edges.hashes = append(edges.hashes, h)
 		edges.texts = append(edges.texts, e.Sentence)

@@ -75,7 +75,9 @@ func distinctTexts(t *testing.T, s *snapshot.Snapshot) map[string]string {
 		out[c.TextSHA256] = format.EmbedText(c.Context, c.Text)
 	}
 	for _, e := range edges {
-		out[format.TextHash(e.Sentence)] = e.Sentence
+		if s.Manifest.Vectors.EdgeEmbedded(e.Type) {
+			out[format.TextHash(e.Sentence)] = e.Sentence
+		}
 	}
 	return out
 }
@@ -512,7 +514,9 @@ func benchTexts(b *testing.B, dir string) map[string]string {
 		out[c.TextSHA256] = ""
 	}
 	for _, e := range edges {
-		out[format.TextHash(e.Sentence)] = ""
+		if s.Manifest.Vectors.EdgeEmbedded(e.Type) {
+			out[format.TextHash(e.Sentence)] = ""
+		}
 	}
 	return out
 }

@@ -138,6 +138,9 @@ func (s *Server) searchQuery(req searchRequest, body bodyFields, snap *store.Sna
 	if len(req.EdgeTypes) > 0 && target != search.Edges {
 		return search.Query{}, badRequest(`edge_types filters edges: send it with "target": "edges" (types filters notes and chunks by label)`)
 	}
+	if msg := snap.Manifest.Vectors.Unembedded(req.EdgeTypes); msg != "" && target == search.Edges {
+		return search.Query{}, badRequest("edge_types: %s", msg)
+	}
 	q := search.Query{Text: req.Query, Target: target, K: req.K, Labels: labels, EdgeTypes: req.EdgeTypes, Score: score}
 	if !body.has("k") {
 		q.K = defaultK(s.opts.MaxK)

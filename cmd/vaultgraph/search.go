@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -85,6 +86,9 @@ func runSearch(c *cli.Context) error {
 		Text: text, Target: target, K: c.Int("k"), Labels: c.StringSlice("types"),
 		EdgeTypes: c.StringSlice("edge-types"), Score: score,
 	}, e)
+	if errors.Is(err, search.ErrNotEmbedded) {
+		return usageError(err)
+	}
 	if err != nil {
 		return err
 	}

@@ -121,6 +121,9 @@ func (s *Server) runSearch(ctx context.Context, snap *store.Snapshot, req mcp.Ca
 	if len(args.EdgeTypes) > 0 && target != search.Edges {
 		return nil, agentErrorf("edge_types filters edges: set target \"edges\", or filter notes and chunks by label with types")
 	}
+	if msg := snap.Manifest.Vectors.Unembedded(args.EdgeTypes); msg != "" && target == search.Edges {
+		return nil, agentErrorf("edge_types: %s", msg)
+	}
 	q := search.Query{Text: args.Query, Target: target, K: min(k, s.opts.MaxK), Score: search.Score(args.Score),
 		Labels: args.Types, EdgeTypes: args.EdgeTypes}
 	found, err := snap.Search.Search(ctx, q, snap.Embedder)

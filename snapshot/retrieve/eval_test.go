@@ -226,12 +226,23 @@ func TestEvalRecall(t *testing.T) {
 	if got := scores[0].recall(); got < recallFloor {
 		t.Errorf("retrieve recall %.3f is below the floor %.2f", got, recallFloor)
 	}
-	for _, pair := range [][2]int{{0, 5}, {6, 7}, {8, 9}} {
+	for _, pair := range [][2]int{{0, 5}, {6, 7}} {
 		if a, b := scores[pair[0]].recall(), scores[pair[1]].recall(); a <= b {
 			t.Errorf("%s (%.3f) does not beat %s (%.3f)", methods[pair[0]].name, a, methods[pair[1]].name, b)
 		}
 	}
+	// At 5 passages plain vector search with 5 edges (78.8%) beats
+	// retrieve (72.7%) since plain links have no vectors: its 5 edges are
+	// typed ones, no longer "A links to B" sentences (66.7% with them).
+	// Retrieve never used those vectors and keeps its figure.
+	if got := scores[8].recall(); got < smallBudgetFloor {
+		t.Errorf("%s recall %.3f is below the floor %.2f", methods[8].name, got, smallBudgetFloor)
+	}
 }
+
+// smallBudgetFloor is retrieve's recall at 5 passages (measured 0.727),
+// a little below as recallFloor is.
+const smallBudgetFloor = 0.70
 
 func mustRetrieve(t *testing.T, r *retrieve.Retriever, req retrieve.Request) surfaced {
 	t.Helper()

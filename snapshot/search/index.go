@@ -16,6 +16,10 @@ import (
 // ErrNoVectors is returned by Open for a snapshot built without vectors.
 var ErrNoVectors = errors.New("snapshot has no vectors")
 
+// ErrNotEmbedded is returned by a search for edges of types that are never
+// embedded (format.UnembeddedEdgeTypes): it could find nothing.
+var ErrNotEmbedded = errors.New("edge type not embedded")
+
 // Options tune an Index.
 type Options struct {
 	// Text loads the chunks' text, returned with chunk hits. It costs about
@@ -129,7 +133,11 @@ func Open(s *snapshot.Snapshot, opts Options) (_ *Index, err error) {
 	ix.chunks.mapItems(hashes)
 	hashes = hashes[:0]
 	for _, e := range ix.edge {
-		hashes = append(hashes, sha256.Sum256([]byte(e.Sentence)))
+		if m.Vectors.EdgeEmbedded(e.Type) {
+			hashes = append(hashes, sha256.Sum256([]byte(e.Sentence)))
+		} else {
+			hashes = append(hashes, unembedded)
+		}
 	}
 	ix.edges.mapItems(hashes)
 	return ix, nil
@@ -188,11 +196,19 @@ func (ix *Index) openTarget(vecName, graphName string) (target, error) {
 	return t, nil
 }
 
+// unembedded stands for the hash of an item that has no vector by design
+// (format.Vectors.EdgesWithoutVectors): not pending, never found.
+var unembedded = vectors.Hash{}
+
 // mapItems links every item (chunk or edge, by its text hash) to its row.
 func (t *target) mapItems(hashes []vectors.Hash) {
 	rowOf := make([]int32, len(hashes))
 	counts := make([]int32, t.file.Len()+1)
 	for i, h := range hashes {
+		if h == unembedded {
+			rowOf[i] = -1
+			continue
+		}
 		r, ok := t.file.Find(h)
 		rowOf[i] = int32(r)
 		if !ok {

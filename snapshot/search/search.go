@@ -154,6 +154,9 @@ func (ix *Index) SearchVector(q Query, vec []float32) (*Result, error) {
 		res.Pending = ix.chunks.pending
 		res.Notes, res.Exact, err = ix.searchNotes(q, vec)
 	case Edges:
+		if msg := ix.snap.Manifest.Vectors.Unembedded(q.EdgeTypes); msg != "" {
+			return nil, fmt.Errorf("%w: %s", ErrNotEmbedded, msg)
+		}
 		res.Pending = ix.edges.pending
 		res.Edges, res.Exact, err = ix.searchEdges(q, vec)
 	default:
