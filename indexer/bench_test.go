@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/vaultgraph/vaultgraph/indexer/vaultgen"
+	"github.com/vaultgraph/vaultgraph/snapshot/embed"
 )
 
 // benchVault generates the 10,000-note vault the README's figures use, once
@@ -105,6 +106,37 @@ func BenchmarkReadVault(b *testing.B) {
 		})
 		if err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDefaultStagesOneEdit is BenchmarkIndexOneEdit with the stages
+// vaultgraph index runs by default: builtin vectors, BM25 and the graph
+// database.
+//
+//	go test ./indexer -run '^$' -bench DefaultStagesOneEdit -benchtime 5x -cpuprofile /tmp/edit.prof
+func BenchmarkDefaultStagesOneEdit(b *testing.B) {
+	vault := mustBenchVault(b)
+	work := filepath.Join(b.TempDir(), "vault")
+	if err := os.CopyFS(work, os.DirFS(vault)); err != nil {
+		b.Fatal(err)
+	}
+	opts := Options{Vault: work, Data: b.TempDir(),
+		Stages: []Stage{&EmbedStage{Embedder: embed.NewBuiltin()}, BM25Stage{}, GraphStage{BufferPoolSize: 512 << 20}}}
+	if _, err := Run(context.Background(), opts); err != nil {
+		b.Fatal(err)
+	}
+	seed := int64(200)
+	for b.Loop() {
+		b.StopTimer()
+		seed++
+		if _, err := vaultgen.Edit(work, seed, 1); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		res, err := Run(context.Background(), opts)
+		if err != nil || res.Parsed != 1 {
+			b.Fatalf("res %+v, err %v", res, err)
 		}
 	}
 }

@@ -1,8 +1,12 @@
 package indexer
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vaultgraph/vaultgraph/format"
@@ -68,5 +72,55 @@ func TestBM25Stage(t *testing.T) {
 	again, err := Run(context.Background(), Options{Vault: vault, Data: data, Stages: []Stage{BM25Stage{}}})
 	if err != nil || !again.Unchanged {
 		t.Fatalf("second run: %+v, %v", again, err)
+	}
+}
+
+// TestBM25StageUpdate edits, adds and removes notes and checks that the
+// index updated from the parent's is the file a build from scratch writes.
+func TestBM25StageUpdate(t *testing.T) {
+	vault := filepath.Join(t.TempDir(), "vault")
+	must(t, os.CopyFS(vault, os.DirFS(filepath.Join("..", "testdata", "demo-vault"))))
+	data := t.TempDir()
+	opts := Options{Vault: vault, Data: data, Stages: []Stage{BM25Stage{}}}
+	if _, err := Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	edit := func(rel, text string) {
+		t.Helper()
+		p := filepath.Join(vault, filepath.FromSlash(rel))
+		old, err := os.ReadFile(p)
+		must(t, err)
+		must(t, os.WriteFile(p, append(old, text...), 0o644))
+	}
+	steps := []func(){
+		func() { edit("Projects/Search.md", "\n\nA new paragraph about zeppelins and quasars.\n") },
+		func() {
+			must(t, os.WriteFile(filepath.Join(vault, "Aardvark.md"), []byte("# Aardvark\n\nFirst in order, new words: xylophone.\n"), 0o644))
+			must(t, os.Remove(filepath.Join(vault, "Companies", "Acme.md")))
+		},
+		func() { edit("Projects/Search.md", "\n## Another heading\n\nMore text, more chunks.\n") },
+	}
+	for i, step := range steps {
+		step()
+		var logs bytes.Buffer
+		opts.Log = slog.New(slog.NewTextHandler(&logs, nil))
+		res, err := Run(context.Background(), opts)
+		if err != nil || res.Unchanged {
+			t.Fatalf("step %d: %+v %v", i, res, err)
+		}
+		if !strings.Contains(logs.String(), "reused=") || strings.Contains(logs.String(), "reused=0 ") {
+			t.Errorf("step %d: the index was not updated from the parent's:\n%s", i, logs.String())
+		}
+		fresh, err := Run(context.Background(), Options{Vault: vault, Data: t.TempDir(), Stages: []Stage{BM25Stage{}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(res.Dir, format.BM25File))
+		must(t, err)
+		want, err := os.ReadFile(filepath.Join(fresh.Dir, format.BM25File))
+		must(t, err)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("step %d: the updated index differs from a fresh build", i)
+		}
 	}
 }
