@@ -1,9 +1,12 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/vaultgraph/vaultgraph/snapshot"
 	"github.com/vaultgraph/vaultgraph/snapshot/archive"
 )
 
@@ -39,5 +42,54 @@ func TestExportCompression(t *testing.T) {
 		case tc.err != "" && (!isUsageError(err) || !strings.Contains(err.Error(), tc.err)):
 			t.Errorf("-o %q --compress %q: %v, want a usage error containing %q", tc.out, tc.flag, err, tc.err)
 		}
+	}
+}
+
+// TestExportDelta ships an edit as a delta on its parent: refused, naming
+// the parent, by a data directory without it; imported after the parent,
+// verifying as the full archive's import does, and a fraction of its size.
+func TestExportDelta(t *testing.T) {
+	vault := copyDemoVault(t)
+	dataA, dataB, dataC := t.TempDir(), t.TempDir(), t.TempDir()
+	work := t.TempDir()
+	id1 := indexID(t, "--vault", vault, "--data", dataA)
+	editNote(t, vault, "Projects/Search.md", "status: active", "status: paused")
+	id2 := indexID(t, "--vault", vault, "--data", dataA)
+
+	full, delta := filepath.Join(work, "full.tar"), filepath.Join(work, "delta.tar")
+	vgOK(t, "snapshot", "export", "--data", dataA, "-o", full, id2)
+	r := vgOK(t, "snapshot", "export", "--data", dataA, "--base", id1, "-o", delta, id2)
+	if !strings.HasPrefix(r.stdout, "exported "+id2+" as a delta on "+id1) {
+		t.Errorf("delta export: %q", r.stdout)
+	}
+	fi, _ := os.Stat(full)
+	di, _ := os.Stat(delta)
+	t.Logf("delta %d bytes, full archive %d (%.1f%%)", di.Size(), fi.Size(), 100*float64(di.Size())/float64(fi.Size()))
+	if di.Size() >= fi.Size() {
+		t.Errorf("the delta (%d bytes) is no smaller than the full archive (%d)", di.Size(), fi.Size())
+	}
+
+	if r := vg(t, "snapshot", "import", "--data", dataB, delta); r.code != 1 || !strings.Contains(r.stderr, id1) || !strings.Contains(r.stderr, "import "+id1+" first") {
+		t.Fatalf("delta without its base: exit %d: %s", r.code, r.stderr)
+	}
+	if entries, _ := os.ReadDir(snapshot.SnapshotsDir(dataB)); len(entries) != 0 {
+		t.Fatalf("a refused delta left %d entries", len(entries))
+	}
+	base := filepath.Join(work, "base.tar")
+	vgOK(t, "snapshot", "export", "--data", dataA, "-o", base, id1)
+	vgOK(t, "snapshot", "import", "--data", dataB, base)
+	if r := vgOK(t, "snapshot", "import", "--data", dataB, delta); !strings.Contains(r.stdout, "imported "+id2) || !strings.Contains(r.stdout, "taken from "+id1) {
+		t.Errorf("delta import: %q", r.stdout)
+	}
+	vgOK(t, "snapshot", "import", "--data", dataC, base)
+	vgOK(t, "snapshot", "import", "--data", dataC, full)
+	vb := vgOK(t, "snapshot", "verify", "--data", dataB, "--all")
+	vc := vgOK(t, "snapshot", "verify", "--data", dataC, "--all")
+	if vb.stdout != vc.stdout || strings.Count(vb.stdout, "ok   ") != 2 {
+		t.Errorf("after the delta:\n%s\nafter the full archive:\n%s", vb.stdout, vc.stdout)
+	}
+	q := []string{"query", "MATCH (n:Note) RETURN count(n)"}
+	if a, b := vgOK(t, append(q, "--data", dataB)...).stdout, vgOK(t, append(q, "--data", dataC)...).stdout; a != b {
+		t.Errorf("queries differ after a delta and a full import: %q, %q", a, b)
 	}
 }

@@ -27,7 +27,9 @@ release has not changed. Refuses another snapshot under an id that is already
 present, a format version this build cannot read and a snapshot larger than
 the free space; refuses, before writing any of it, an entry the manifest does
 not declare with that exact size (and links, devices, paths outside the
-snapshot); on any error nothing is published. Holds the data directory's
+snapshot); on any error nothing is published. A delta (export --base) is
+refused unless its base snapshot is here, and gets the files it leaves out
+from the base, checked like the others. Holds the data directory's
 lock while it writes, like an indexer: with one running it waits --wait,
 then exits 75.`,
 		Flags: []cli.Flag{
@@ -74,7 +76,11 @@ func runImport(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "already imported %s: %s holds this very snapshot (the archive checks out); nothing to do\n", res.ID, res.Dir)
 	default:
 		// "imported ID " first: scripts read the id (ci/snapshot-diff.sh).
-		fmt.Fprintf(c.App.Writer, "imported %s (%s, %d bytes) from %s\n", res.ID, plural(res.Files, "file"), res.Bytes, archiveSize(r.n, res.Compression))
+		from := ""
+		if res.Base != "" {
+			from = ", the others taken from " + res.Base
+		}
+		fmt.Fprintf(c.App.Writer, "imported %s (%s, %d bytes%s) from %s\n", res.ID, plural(res.Files, "file"), res.Bytes, from, archiveSize(r.n, res.Compression))
 	}
 	return nil
 }

@@ -199,6 +199,7 @@ type tarEntry struct {
 	name string
 	body []byte
 	typ  byte
+	pax  map[string]string
 }
 
 func makeTar(entries []tarEntry) []byte {
@@ -209,7 +210,7 @@ func makeTar(entries []tarEntry) []byte {
 		if typ == 0 {
 			typ = tar.TypeReg
 		}
-		hdr := &tar.Header{Name: e.name, Typeflag: typ, Mode: 0o644, Size: int64(len(e.body))}
+		hdr := &tar.Header{Name: e.name, Typeflag: typ, Mode: 0o644, Size: int64(len(e.body)), PAXRecords: e.pax}
 		if typ != tar.TypeReg {
 			hdr.Size = 0
 			hdr.Linkname = "/etc/passwd"

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,13 @@ import (
 
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/snapshot"
+)
+
+// PAX records of a delta archive's manifest entry: the id of its base
+// snapshot, and the JSON list of the files it leaves out.
+const (
+	paxBase    = "VAULTGRAPH.base"
+	paxOmitted = "VAULTGRAPH.omitted"
 )
 
 // Compression of an exported archive.
@@ -41,6 +49,11 @@ func ParseCompression(s string) (Compression, error) {
 // ExportOptions configure Export.
 type ExportOptions struct {
 	Compression Compression
+	// Base, when set, is the directory of an earlier snapshot the
+	// receiving data directory has (usually the parent): the archive is a
+	// delta that leaves out every file Base's manifest lists with the same
+	// size and sha256 (see the package documentation).
+	Base string
 }
 
 // ExportResult reports an export.
@@ -48,6 +61,11 @@ type ExportResult struct {
 	ID    string
 	Files int   // files including the manifest
 	Bytes int64 // uncompressed bytes of the files
+	// Base is the base snapshot of a delta, "" for a full archive;
+	// Omitted the files left out of it, OmittedBytes their bytes.
+	Base         string
+	Omitted      int
+	OmittedBytes int64
 }
 
 // Export writes the snapshot in dir to w as an archive (see the package
@@ -75,7 +93,18 @@ func Export(ctx context.Context, w io.Writer, dir string, opts ExportOptions) (*
 		out = zw
 	}
 	res := &ExportResult{ID: s.ID}
-	err = writeTar(ctx, out, s, raw, res)
+	var omit map[string]bool
+	if opts.Base != "" {
+		base, err := snapshot.Open(opts.Base, snapshot.OpenOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("export: base: %w", err)
+		}
+		if base.ID == s.ID {
+			return nil, fmt.Errorf("export %s: the base is the snapshot itself; export it without a base", s.ID)
+		}
+		res.Base, omit = base.ID, sharedFiles(s.Manifest, base.Manifest)
+	}
+	err = writeTar(ctx, out, s, raw, omit, res)
 	if zw != nil {
 		err = errors.Join(err, zw.Close())
 	}
@@ -85,13 +114,39 @@ func Export(ctx context.Context, w io.Writer, dir string, opts ExportOptions) (*
 	return res, nil
 }
 
-func writeTar(ctx context.Context, w io.Writer, s *snapshot.Snapshot, manifest []byte, res *ExportResult) error {
+// sharedFiles are the files of m that base lists with the same size and
+// sha256: what a delta on base leaves out.
+func sharedFiles(m, base *format.Manifest) map[string]bool {
+	out := map[string]bool{}
+	for name, fi := range m.Files {
+		if b, ok := base.Files[name]; ok && b == fi {
+			out[name] = true
+		}
+	}
+	return out
+}
+
+func writeTar(ctx context.Context, w io.Writer, s *snapshot.Snapshot, manifest []byte, omit map[string]bool, res *ExportResult) error {
 	tw := tar.NewWriter(w)
 	mtime := s.Manifest.Created.UTC().Truncate(time.Second)
 	header := func(rel string, size int64) *tar.Header {
 		return &tar.Header{Typeflag: tar.TypeReg, Name: s.ID + "/" + rel, Size: size, Mode: 0o644, ModTime: mtime}
 	}
-	if err := tw.WriteHeader(header(format.ManifestFile, int64(len(manifest)))); err != nil {
+	mh := header(format.ManifestFile, int64(len(manifest)))
+	if res.Base != "" {
+		omitted := make([]string, 0, len(omit))
+		for name := range omit {
+			omitted = append(omitted, name)
+		}
+		sort.Strings(omitted)
+		list, err := json.Marshal(omitted)
+		if err != nil {
+			return err
+		}
+		mh.Format = tar.FormatPAX
+		mh.PAXRecords = map[string]string{paxBase: res.Base, paxOmitted: string(list)}
+	}
+	if err := tw.WriteHeader(mh); err != nil {
 		return err
 	}
 	if _, err := tw.Write(manifest); err != nil {
@@ -108,6 +163,11 @@ func writeTar(ctx context.Context, w io.Writer, s *snapshot.Snapshot, manifest [
 			return err
 		}
 		want := s.Manifest.Files[name]
+		if omit[name] {
+			res.Omitted++
+			res.OmittedBytes += want.Size
+			continue
+		}
 		if err := tw.WriteHeader(header(name, want.Size)); err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -58,6 +59,8 @@ type ImportResult struct {
 	// Leftovers are temporary directories of interrupted runs removed
 	// while the lock was held.
 	Leftovers []string
+	// Base is the base snapshot of a delta archive, "" for a full one.
+	Base string
 	// Present says that dataDir already held this very snapshot (a
 	// manifest byte for byte the archive's): Import checked the archive
 	// and wrote nothing.
@@ -100,7 +103,7 @@ func Import(ctx context.Context, r io.Reader, dataDir string, opts ImportOptions
 	defer closeSrc()
 	stream := &boundedReader{r: &ctxReader{ctx: ctx, r: src}}
 	tr := tar.NewReader(stream)
-	id, raw, m, err := readManifest(tr, stream)
+	id, raw, m, d, err := readManifest(tr, stream)
 	if err != nil {
 		return nil, err
 	}
@@ -109,12 +112,23 @@ func Import(ctx context.Context, r io.Reader, dataDir string, opts ImportOptions
 		return nil, err
 	}
 	res = &ImportResult{ID: id, Compression: compression}
+	var omitted map[string]bool
+	if d != nil {
+		total -= d.bytes // what the archive carries
+		res.Base, omitted = d.base, d.omitted
+	}
 	present, err := checkPresent(dataDir, id, raw)
 	if err != nil {
 		return nil, err
 	}
 	if present {
-		return checkArchive(tr, stream, dataDir, raw, m, total, res)
+		return checkArchive(tr, stream, dataDir, raw, m, total, omitted, res)
+	}
+	var base *snapshot.Snapshot
+	if d != nil {
+		if base, err = openBase(dataDir, id, m, d); err != nil {
+			return nil, err
+		}
 	}
 	release, err := snapshot.Lock(ctx, dataDir, opts.LockWait)
 	if err != nil {
@@ -129,7 +143,7 @@ func Import(ctx context.Context, r io.Reader, dataDir string, opts ImportOptions
 		return nil, err
 	}
 	if present {
-		return checkArchive(tr, stream, dataDir, raw, m, total, res)
+		return checkArchive(tr, stream, dataDir, raw, m, total, omitted, res)
 	}
 	// After RemoveLeftovers, which may have freed space.
 	if err := checkSpace(dataDir, id, total+int64(len(raw))); err != nil {
@@ -144,9 +158,14 @@ func Import(ctx context.Context, r io.Reader, dataDir string, opts ImportOptions
 			err = errors.Join(err, w.Abort())
 		}
 	}()
-	allowFiles(stream, m, total)
 	dir := w.Dir()
-	if err := extract(tr, id, m, res, func(r io.Reader, rel string, want format.FileInfo) error {
+	if base != nil {
+		if err := takeFromBase(w, base, omitted, m); err != nil {
+			return nil, err
+		}
+	}
+	allowFiles(stream, m, total)
+	if err := extract(tr, id, m, omitted, res, func(r io.Reader, rel string, want format.FileInfo) error {
 		return writeChecked(r, dir, rel, want)
 	}); err != nil {
 		return nil, err
@@ -167,9 +186,10 @@ func Import(ctx context.Context, r io.Reader, dataDir string, opts ImportOptions
 // reports the snapshot Present. Reading the archive to its end also lets
 // a writer at the other end of a pipe (export | import) finish without a
 // broken pipe.
-func checkArchive(tr *tar.Reader, stream *boundedReader, dataDir string, raw []byte, m *format.Manifest, total int64, res *ImportResult) (*ImportResult, error) {
+func checkArchive(tr *tar.Reader, stream *boundedReader, dataDir string, raw []byte, m *format.Manifest, total int64,
+	omitted map[string]bool, res *ImportResult) (*ImportResult, error) {
 	allowFiles(stream, m, total)
-	if err := extract(tr, res.ID, m, res, checkOnly); err != nil {
+	if err := extract(tr, res.ID, m, omitted, res, checkOnly); err != nil {
 		return nil, err
 	}
 	res.Files++
@@ -238,7 +258,7 @@ func (z zstdReader) Read(p []byte) (int, error) {
 
 // readManifest reads the archive up to and including its manifest, which
 // must come within streamSlack bytes and be at most maxManifestBytes.
-func readManifest(tr *tar.Reader, stream *boundedReader) (id string, raw []byte, m *format.Manifest, err error) {
+func readManifest(tr *tar.Reader, stream *boundedReader) (id string, raw []byte, m *format.Manifest, d *delta, err error) {
 	notFound := func(read int64) error {
 		return fmt.Errorf("%w: no %s in the first %d bytes: not a snapshot archive (write archives with vaultgraph snapshot export)", ErrCorrupt, format.ManifestFile, read)
 	}
@@ -246,50 +266,89 @@ func readManifest(tr *tar.Reader, stream *boundedReader) (id string, raw []byte,
 	for {
 		hdr, err := next(tr)
 		if errors.Is(err, io.EOF) {
-			return "", nil, nil, fmt.Errorf("%w: no %s: the archive is empty or not a snapshot archive", ErrCorrupt, format.ManifestFile)
+			return "", nil, nil, nil, fmt.Errorf("%w: no %s: the archive is empty or not a snapshot archive", ErrCorrupt, format.ManifestFile)
 		}
 		if err != nil {
-			return "", nil, nil, err
+			return "", nil, nil, nil, err
 		}
 		if hdr.Typeflag == tar.TypeDir || hdr.Typeflag == tar.TypeXGlobalHeader {
 			continue
 		}
 		id, rel, ok := splitEntry(hdr.Name)
 		if !ok || rel != format.ManifestFile || notRegular(hdr) != "" {
-			return "", nil, nil, fmt.Errorf("%w: the first file is %q, want <id>/%s: write archives with vaultgraph snapshot export", ErrCorrupt, hdr.Name, format.ManifestFile)
+			return "", nil, nil, nil, fmt.Errorf("%w: the first file is %q, want <id>/%s: write archives with vaultgraph snapshot export", ErrCorrupt, hdr.Name, format.ManifestFile)
 		}
 		if hdr.Size > maxManifestBytes {
-			return "", nil, nil, fmt.Errorf("%w: %s is %d bytes, over the %d-byte limit", ErrCorrupt, hdr.Name, hdr.Size, maxManifestBytes)
+			return "", nil, nil, nil, fmt.Errorf("%w: %s is %d bytes, over the %d-byte limit", ErrCorrupt, hdr.Name, hdr.Size, maxManifestBytes)
 		}
 		stream.allow(blockPadded(hdr.Size), notFound)
 		raw, err := io.ReadAll(tr)
 		if err != nil {
-			return "", nil, nil, fmt.Errorf("%w: read %s: %w", ErrCorrupt, hdr.Name, err)
+			return "", nil, nil, nil, fmt.Errorf("%w: read %s: %w", ErrCorrupt, hdr.Name, err)
 		}
 		m, err := format.DecodeManifest(raw)
 		if errors.Is(err, format.ErrUnknownVersion) {
-			return "", nil, nil, fmt.Errorf("cannot import snapshot %s: %w; nothing was imported", id, err)
+			return "", nil, nil, nil, fmt.Errorf("cannot import snapshot %s: %w; nothing was imported", id, err)
 		}
 		if err != nil {
-			return "", nil, nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+			return "", nil, nil, nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 		}
 		if m.ID != id {
-			return "", nil, nil, fmt.Errorf("%w: %s holds the manifest of snapshot %s", ErrCorrupt, hdr.Name, m.ID)
+			return "", nil, nil, nil, fmt.Errorf("%w: %s holds the manifest of snapshot %s", ErrCorrupt, hdr.Name, m.ID)
 		}
 		for name, fi := range m.Files {
 			if !validRel(name) || name == format.ManifestFile || fi.Size < 0 {
-				return "", nil, nil, fmt.Errorf("%w: the manifest lists an invalid file %q", ErrCorrupt, name)
+				return "", nil, nil, nil, fmt.Errorf("%w: the manifest lists an invalid file %q", ErrCorrupt, name)
 			}
 		}
-		return id, raw, m, nil
+		d, err := readDelta(hdr, m)
+		if err != nil {
+			return "", nil, nil, nil, err
+		}
+		return id, raw, m, d, nil
 	}
+}
+
+// delta is what the manifest entry of a delta archive (ExportOptions.Base)
+// says: the base snapshot and the files taken from it.
+type delta struct {
+	base    string
+	omitted map[string]bool
+	bytes   int64 // of the omitted files
+}
+
+// readDelta reads the delta records of the manifest's entry: nil for a
+// full archive.
+func readDelta(hdr *tar.Header, m *format.Manifest) (*delta, error) {
+	base, ok := hdr.PAXRecords[paxBase]
+	if !ok {
+		return nil, nil
+	}
+	if !format.ValidSnapshotID(base) || base == m.ID {
+		return nil, fmt.Errorf("%w: the archive names %q as its base, not a snapshot id", ErrCorrupt, base)
+	}
+	var names []string
+	if err := json.Unmarshal([]byte(hdr.PAXRecords[paxOmitted]), &names); err != nil {
+		return nil, fmt.Errorf("%w: the list of files the delta leaves out does not read: %w", ErrCorrupt, err)
+	}
+	d := &delta{base: base, omitted: make(map[string]bool, len(names))}
+	for _, name := range names {
+		fi, listed := m.Files[name]
+		if !listed || d.omitted[name] {
+			return nil, fmt.Errorf("%w: the delta leaves out %q, which the manifest does not list once", ErrCorrupt, name)
+		}
+		d.omitted[name] = true
+		d.bytes += fi.Size
+	}
+	return d, nil
 }
 
 // extract hands every file entry after the manifest to write (which
 // checks its bytes: writeChecked, checkOnly). Each entry's header is
 // checked against the manifest before any of its bytes are read: a
 // regular file, declared, not seen before, of the declared size.
-func extract(tr *tar.Reader, id string, m *format.Manifest, res *ImportResult, write func(r io.Reader, rel string, want format.FileInfo) error) error {
+func extract(tr *tar.Reader, id string, m *format.Manifest, omitted map[string]bool, res *ImportResult,
+	write func(r io.Reader, rel string, want format.FileInfo) error) error {
 	seen := make(map[string]bool, len(m.Files))
 	for {
 		hdr, err := next(tr)
@@ -318,6 +377,8 @@ func extract(tr *tar.Reader, id string, m *format.Manifest, res *ImportResult, w
 			return fmt.Errorf("%w: %s (%d bytes) is not in the manifest", ErrCorrupt, rel, hdr.Size)
 		case seen[rel]:
 			return fmt.Errorf("%w: %s appears twice", ErrCorrupt, rel)
+		case omitted[rel]:
+			return fmt.Errorf("%w: %s is in the archive, which says it is taken from the base snapshot", ErrCorrupt, rel)
 		case hdr.Size != want.Size:
 			return fmt.Errorf("%w: %s is %d bytes in the archive, the manifest declares %d", ErrCorrupt, rel, hdr.Size, want.Size)
 		}
@@ -328,10 +389,10 @@ func extract(tr *tar.Reader, id string, m *format.Manifest, res *ImportResult, w
 		res.Files++
 		res.Bytes += want.Size
 	}
-	if len(seen) < len(m.Files) {
+	if len(seen)+len(omitted) < len(m.Files) {
 		var missing []string
 		for name := range m.Files {
-			if !seen[name] {
+			if !seen[name] && !omitted[name] {
 				missing = append(missing, name)
 			}
 		}
@@ -487,4 +548,66 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return c.r.Read(p)
+}
+
+// ErrMissingBase is returned by Import for a delta archive whose base
+// snapshot the data directory does not have (or has damaged): nothing is
+// imported, and the message names the base.
+var ErrMissingBase = errors.New("the base snapshot of the delta is missing")
+
+// openBase opens the base snapshot of a delta in dataDir and checks that
+// it holds every file the delta leaves out, as the manifest records it.
+func openBase(dataDir, id string, m *format.Manifest, d *delta) (*snapshot.Snapshot, error) {
+	dir := snapshot.Dir(dataDir, d.base)
+	_, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: the archive holds snapshot %s as a delta on snapshot %s, which %s does not have: "+
+			"import %s first, or export %s without --base; nothing was imported", ErrMissingBase, id, d.base,
+			snapshot.SnapshotsDir(dataDir), d.base, id)
+	}
+	base, err := snapshot.Open(dir, snapshot.OpenOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("%w: the archive holds snapshot %s as a delta on snapshot %s, which does not open here: %w; nothing was imported",
+			ErrMissingBase, id, d.base, err)
+	}
+	names := make([]string, 0, len(d.omitted))
+	for name := range d.omitted {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if fi, ok := base.Manifest.Files[name]; !ok || fi != m.Files[name] {
+			return nil, fmt.Errorf("%w: the delta of snapshot %s takes %s from snapshot %s, whose copy here has another one; "+
+				"export %s without --base; nothing was imported", ErrMissingBase, id, name, d.base, id)
+		}
+	}
+	return base, nil
+}
+
+// takeFromBase puts the files a delta leaves out into the snapshot being
+// written: hard links to the base's files, or copies where the file
+// system has no hard links. PublishCopy hashes them with the rest.
+func takeFromBase(w *snapshot.Writer, base *snapshot.Snapshot, omitted map[string]bool, m *format.Manifest) error {
+	for name := range omitted {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(w.Dir(), filepath.FromSlash(name))), 0o755); err != nil {
+			return fmt.Errorf("import %s: %w", name, err)
+		}
+		ok, err := w.Link(base, name)
+		if err != nil {
+			return err
+		}
+		if ok {
+			continue
+		}
+		f, err := os.Open(filepath.Join(base.Dir, filepath.FromSlash(name)))
+		if err != nil {
+			return fmt.Errorf("import %s from snapshot %s: %w", name, base.ID, err)
+		}
+		err = writeChecked(f, w.Dir(), name, m.Files[name])
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
