@@ -14,6 +14,10 @@ package format
 //	   headings, anchors and display texts); chunks' start and end are
 //	   start_byte and end_byte. Version 1 snapshots are refused with the
 //	   command that replaces them (index again: the run parses every note).
+//	   Within version 2, additively (format/vectors.go): the manifest's
+//	   vectors section lists edges_without_vectors, the edge types given
+//	   no vector (links_to); a reader that does not know the field counts
+//	   those edges as pending.
 const Version = 2
 
 // SupportedVersion reports whether this build can read snapshots written in
