@@ -14,6 +14,7 @@ import (
 
 	"github.com/vaultgraph/vaultgraph/serve"
 	"github.com/vaultgraph/vaultgraph/serve/store"
+	"github.com/vaultgraph/vaultgraph/snapshot/bucket"
 	"github.com/vaultgraph/vaultgraph/snapshot/cypher"
 	"github.com/vaultgraph/vaultgraph/snapshot/embed"
 	"github.com/vaultgraph/vaultgraph/snapshot/linkgraph"
@@ -234,7 +235,12 @@ func (s *Server) noSnapshot(v store.Vault) string {
 	if s.vaults.Len() > 1 {
 		what = "vault " + v.Name + " has no snapshot yet"
 	}
-	return what + ": run vaultgraph index --vault VAULT --data " + v.Store.DataDir() + "; vault_status shows progress"
+	publish := "run vaultgraph index --vault VAULT --data " + v.Store.DataDir()
+	if src := v.Store.Source(); bucket.IsURL(src) {
+		// Served from a bucket: the cache is not where snapshots are made.
+		publish = "push one: vaultgraph index --vault VAULT --data DATA --push " + src
+	}
+	return what + ": " + publish + "; vault_status shows progress"
 }
 
 // vaultArg is the argument naming the vault a call is for, which every
