@@ -27,6 +27,9 @@ type fixture struct {
 	chunks  []format.Chunk
 	edges   []format.Edge
 	pending map[string]bool // chunk ids left without a vector
+	// noLinkVectors writes the snapshot as the indexer does: no vectors
+	// for plain links, recorded in the manifest.
+	noLinkVectors bool
 }
 
 func (fx *fixture) note(id string, labels []string, paragraphs ...string) {
@@ -74,6 +77,9 @@ func (fx *fixture) publish(t testing.TB) *snapshot.Snapshot {
 		chunkRows = append(chunkRows, h)
 	}
 	for _, ed := range fx.edges {
+		if fx.noLinkVectors && ed.Type == format.TypeLinksTo {
+			continue
+		}
 		h, _ := vectors.ParseHash(format.TextHash(ed.Sentence))
 		texts[h] = ed.Sentence
 		edgeRows = append(edgeRows, h)
@@ -103,6 +109,9 @@ func (fx *fixture) publish(t testing.TB) *snapshot.Snapshot {
 		vf.Close()
 	}
 	m.Vectors.Chunks.Pending = pending
+	if fx.noLinkVectors {
+		m.Vectors.EdgesWithoutVectors = format.UnembeddedEdgeTypes
+	}
 	dir, err := w.Publish(m)
 	must(t, err)
 	s, err := snapshot.Open(dir, snapshot.OpenOptions{VerifyChecksums: true})
@@ -362,4 +371,30 @@ func TestConcurrentSearches(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestPlainLinksWithoutVectors: in a snapshot whose plain links have no
+// vectors, edge searches find typed edges only, count no link as pending,
+// and a search for links_to alone says why it cannot find any.
+func TestPlainLinksWithoutVectors(t *testing.T) {
+	fx := &fixture{noLinkVectors: true}
+	fx.note("Acme.md", []string{"Company"}, "Acme")
+	fx.note("Bob.md", []string{"Person"}, "Bob")
+	fx.note("Search.md", []string{"Project"}, "Search")
+	fx.edge("Bob.md", "works_on", "Search.md", "Bob (Person) works on Search (Project)")
+	fx.edge("Bob.md", "links_to", "Acme.md", "Bob (Person) links to Acme (Company)")
+	ix := openIndex(t, fx.publish(t))
+	e := embed.NewBuiltin()
+	res, err := ix.Search(context.Background(), Query{Text: "Bob Acme", Target: Edges, Labels: []string{"Person"}}, e)
+	must(t, err)
+	if len(res.Edges) != 1 || res.Edges[0].Type != "works_on" || res.Pending != 0 {
+		t.Errorf("edges %+v, pending %d; want works_on alone, nothing pending", res.Edges, res.Pending)
+	}
+	_, err = ix.Search(context.Background(), Query{Text: "Bob Acme", Target: Edges, EdgeTypes: []string{"Links_To"}}, e)
+	if !errors.Is(err, ErrNotEmbedded) || !strings.Contains(err.Error(), "Cypher") {
+		t.Errorf("links_to search: err = %v, want ErrNotEmbedded saying where links are listed", err)
+	}
+	if _, err := ix.Search(context.Background(), Query{Text: "Bob", Target: Edges, EdgeTypes: []string{"links_to", "works_on"}}, e); err != nil {
+		t.Errorf("links_to with an embedded type: %v", err)
+	}
 }
