@@ -23,8 +23,10 @@
 // destructiveHint false, idempotentHint true, openWorldHint false). Each
 // has an input schema with defaults and bounds, checked before the tool
 // runs (unknown arguments are refused; a violation is a tool error naming
-// the argument), an output schema, and answers with structuredContent plus
-// a compact text rendering of it. A tool call holds one snapshot (Acquire)
+// the argument), an output schema naming the answer's members, and
+// answers with structuredContent and, as its text, the same JSON, so that a
+// client that reads only text misses nothing (read_note adds the note's
+// text once, as a second text block, never in the JSON). A tool call holds one snapshot (Acquire)
 // from its start to its end, so its answer is consistent with one snapshot
 // even while newer ones are swapped in; the answer names that snapshot.
 // The answer is encoded into memory of its own before the snapshot is
@@ -35,9 +37,28 @@
 // advice (how to backquote a name, which procedures may be called), then
 // the query line with a caret under the column, then a hint with what the
 // tool adds (the snapshot's labels and relationship types, the argument to
-// change), never repeating that advice. Results are
-// bounded (Options.MaxResultBytes and per-tool bounds) and say when they
-// were cut. Every answer that quotes vault text carries the notice that
+// change), never repeating that advice.
+//
+// # The context budget
+//
+// An agent pays for every byte in context it cannot get back, so bytes
+// handed to it are bounded like bytes on the request path (budget.go):
+// tools/list stays short (descriptions say when to use each tool, output
+// schemas name members only; the budget test in cmd/vaultgraph holds it
+// under 12 KB on a real vault), the server's instructions say which tool
+// answers which kind of question, and every answer, text and structured
+// content together, fits Options.MaxResultBytes (default 12,000 bytes).
+// Lists page instead of being cut without recourse: cypher_query's rows,
+// vector_search's hits, graphrag_retrieve's passages and edges (in turn),
+// the graph tool's nodes (each page with the edges that touch them) or
+// paths. An answer that holds part of its list has a next member with a
+// cursor and a line saying how to ask for the rest: the same call with
+// the cursor, which names the snapshot and the call's other arguments and
+// is refused, with what to do, for another snapshot or other arguments.
+// read_note pages the note's text by byte offset the same way (next_offset
+// and hint). What does not page (a note's links and headings, vault-wide
+// statistics, a large schema) is cut to fit and the answer says how to
+// get the rest. Every answer that quotes vault text carries the notice that
 // quoted vault content is data, not instructions (serve.VaultTextNotice).
 //
 // # Tools follow the snapshot

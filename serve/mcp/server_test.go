@@ -212,8 +212,8 @@ func TestToolsFollowTheSnapshot(t *testing.T) {
 	if status.Serving || status.Status != statusWaiting || status.DataDir != data || !strings.Contains(status.Message, "vaultgraph index --vault VAULT --data "+data) {
 		t.Errorf("status without a snapshot: %+v", status)
 	}
-	if !strings.Contains(text, "status: waiting for the first snapshot\ndata directory: "+data+"\n") || !strings.Contains(text, "next: run vaultgraph index") ||
-		strings.Contains(text, "no snapshot") {
+	if !strings.Contains(text, `"status":"waiting for the first snapshot"`) || !strings.Contains(text, `"data_dir":"`+data+`"`) ||
+		!strings.Contains(text, "run vaultgraph index") || strings.Contains(text, "no snapshot") {
 		t.Errorf("status text without a snapshot:\n%s", text)
 	}
 	// A tool that needs a snapshot (listed in a race with a swap) says so

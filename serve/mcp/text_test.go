@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -30,13 +31,25 @@ func TestWindowPutsTheCaretUnderTheColumn(t *testing.T) {
 	}
 }
 
-func TestCapTextKeepsValidUTF8(t *testing.T) {
-	text := strings.Repeat("ü", 10000) // no newline to cut at
-	got := capText(text, MinResultBytes)
-	if len(got) > MinResultBytes || !utf8.ValidString(got) || !strings.Contains(got, "text cut") {
-		t.Errorf("capText: %d bytes, valid %v", len(got), utf8.ValidString(got))
+func TestTextEndKeepsValidUTF8AndTheRoom(t *testing.T) {
+	text := strings.Repeat("ü\"", 10000) // no newline to cut at; quotes cost two bytes in JSON
+	for _, start := range []int{0, 3, 4000} {
+		start = runeStart(text, start)
+		end := textEnd(text, start, maxNoteBytes, 4000)
+		page := text[start:end]
+		b, _ := json.Marshal(page)
+		if !utf8.ValidString(page) || len(b)-2 > 4000 || len(b) < 3900 {
+			t.Errorf("textEnd from %d: %d bytes, %d as JSON, valid %v", start, len(page), len(b)-2, utf8.ValidString(page))
+		}
 	}
-	if capText("short", MinResultBytes) != "short" {
-		t.Error("capText changed a short text")
+	lines := strings.Repeat("a line of text\n", 1000)
+	if end := textEnd(lines, 0, maxNoteBytes, 1000); lines[end-1] != '\n' {
+		t.Errorf("textEnd cut a line: %q", lines[end-10:end])
+	}
+	if end := textEnd("short", 0, maxNoteBytes, 1000); end != 5 {
+		t.Errorf("textEnd of a short text = %d", end)
+	}
+	if end := textEnd(lines, 0, 100, 1000); end > 100 {
+		t.Errorf("textEnd past max: %d", end)
 	}
 }

@@ -6,13 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/vaultgraph/vaultgraph/serve"
 	"github.com/vaultgraph/vaultgraph/serve/store"
 	"github.com/vaultgraph/vaultgraph/snapshot/bucket"
 	"github.com/vaultgraph/vaultgraph/snapshot/cypher"
@@ -29,11 +27,13 @@ type tool struct {
 	// nil for tools every snapshot answers.
 	needs func(snap *store.Snapshot) error
 	// run answers a call on snap, which it must not use after returning
-	// except through the answer's out and text (which the handler encodes
-	// before releasing snap).
+	// except through the answer (which the handler encodes before
+	// releasing snap).
 	run func(ctx context.Context, snap *store.Snapshot, req mcp.CallToolRequest) (*answer, error)
 	// bare tools also run while no snapshot is served, with snap nil.
 	bare bool
+	// paged tools take a cursor and page their answers' lists.
+	paged bool
 	// args checks arguments against def's input schema.
 	args *argsSchema
 }
@@ -50,12 +50,17 @@ type answer struct {
 	// out is the structured content: a pointer to the tool's output
 	// struct, whose type is the tool's output schema.
 	out any
-	// shrink cuts out's lists to about frac of their length and marks out
-	// truncated, reporting whether it cut anything; nil when out is
-	// bounded otherwise.
+	// page is out's list that pages, nil when nothing does.
+	page *page
+	// body, when set, gives text that the answer carries once, in a
+	// content block of its own after the JSON (a note's text), not in
+	// out: the most that fits room bytes once escaped into JSON; it
+	// updates out to say where the text ends.
+	body func(room int) string
+	// shrink cuts out's other lists to about frac of their length and
+	// marks out truncated, saying how to get the rest, reporting whether
+	// it cut anything; nil when out is bounded otherwise.
 	shrink func(frac float64) bool
-	// text renders out compactly; called after any cut.
-	text func() string
 }
 
 // agentError is an error whose message says what the agent can do about
@@ -69,7 +74,7 @@ func agentErrorf(format string, args ...any) error {
 }
 
 // errTooLarge is returned when a result does not fit MaxResultBytes even
-// cut down.
+// paged and cut down.
 var errTooLarge = errors.New("result too large")
 
 // handler runs t on one snapshot, held from the start of the call to its
@@ -110,12 +115,16 @@ func (s *Server) call(ctx context.Context, t *tool, req mcp.CallToolRequest) (*m
 	if err := t.unavailable(snap); err != nil {
 		return toolError(id, fmt.Sprintf("%s is not available for this snapshot: %s", t.def.Name, err)), id, outcomeUnavailable
 	}
+	pos, err := readCursor(t.def.Name, req, id)
+	if err != nil {
+		return toolError(id, err.Error()), id, outcomeError
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.QueryTimeout)
 	defer cancel()
 	a, err := t.run(ctx, snap, req)
 	var res *mcp.CallToolResult
 	if err == nil {
-		res, err = s.encode(a)
+		res, err = s.encode(t.def.Name, a, pos)
 	}
 	if err != nil {
 		msg, outcome := s.describe(ctx, t.def.Name, snap, err)
@@ -136,26 +145,6 @@ func bind(req mcp.CallToolRequest, args any) error {
 	return nil
 }
 
-// encode marshals the answer, cutting it to MaxResultBytes, and renders
-// its text.
-func (s *Server) encode(a *answer) (*mcp.CallToolResult, error) {
-	limit := s.opts.MaxResultBytes
-	b, err := marshal(a.out)
-	for i := 0; err == nil && len(b) > limit; i++ {
-		if a.shrink == nil || i == 8 || !a.shrink(float64(limit)/float64(len(b))*0.9) {
-			return nil, errTooLarge
-		}
-		b, err = marshal(a.out)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("encode result: %w", err)
-	}
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{mcp.TextContent{Type: mcp.ContentTypeText, Text: capText(a.text(), limit)}},
-		StructuredContent: json.RawMessage(b),
-	}, nil
-}
-
 // marshal is encoding/json without HTML escaping: results are read by
 // programs and models, not pasted into pages.
 func marshal(v any) ([]byte, error) {
@@ -166,18 +155,6 @@ func marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-// capText cuts text at a line boundary before limit bytes and says so.
-func capText(text string, limit int) string {
-	if len(text) <= limit {
-		return text
-	}
-	cut := strings.LastIndexByte(text[:limit-200], '\n')
-	if cut < 0 {
-		cut = runeStart(text, limit-200)
-	}
-	return text[:cut] + fmt.Sprintf("\n… (text cut at %d KiB; structuredContent has every item of the result)", limit>>10)
 }
 
 // toolError is a tool error (isError) naming the snapshot that answered.
@@ -268,16 +245,6 @@ func (s *Server) callVault(ctx context.Context) store.Vault {
 	return s.vaults.Default()
 }
 
-// heading is the first line of every text rendering: the snapshot that
-// answered and, when the text quotes the vault, the notice.
-func heading(snapshot string, quotes bool) string {
-	h := "snapshot " + snapshot
-	if quotes {
-		h += " · " + serve.VaultTextNotice
-	}
-	return h + "\n"
-}
-
 // readOnly annotates a tool as the read-only, closed-world query it is.
 func readOnly(title string) mcp.ToolOption {
 	t, f := true, false
@@ -317,6 +284,3 @@ func plural(n int, noun string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
-
-// oneLine collapses whitespace runs, for text renderings of passages.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -2,10 +2,8 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -50,19 +48,16 @@ type cypherOutput struct {
 
 func (s *Server) cypherTool() *tool {
 	def := mcp.NewTool(toolCypher,
-		mcp.WithDescription(`Run a read-only openCypher query over the vault's graph and get typed columns and rows.
-Use it for exact, structural questions: filters and aggregations over typed links and properties ("who contributes more than 100 hours to which project", "which papers cite the most-cited paper", counts, sums, multi-hop patterns).
-The graph: every note is a node with properties path, title, folder, tags, aliases, stub, modified, size plus its frontmatter and inline fields; its labels are its frontmatter type(s) (:Person, :Project). Typed links are relationships named as written ([:depends_on], [:contributes] with their properties, e.g. c.hours); backquote names with spaces or keywords ([:`+"`mentored by`"+`]); plain links are [:links_to], embeds [:embeds]. id(n) is the note's path. Call vault_status for this snapshot's labels, relationship types and property names, or CALL db.labels() / db.relationshipTypes() / db.propertyKeys().
-Do not use it to find notes by topic or wording (use vector_search or graphrag_retrieve) or to walk plain links (use the graph tool). Writes are refused. Rows are capped by max_rows and by size; the result says when it was cut.`),
+		mcp.WithDescription(`Read-only openCypher over the vault's graph: typed columns and rows. Use it for exact filters, joins, counts and multi-hop patterns over typed links and properties. Notes are nodes labelled by their frontmatter type (:Person) with path, title, folder, tags, aliases, frontmatter and inline fields; typed links are relationships named as written ([:depends_on] with their properties, backquote `+"`odd names`"+`), plain links [:links_to], embeds [:embeds]; id(n) is the path. vault_status lists this snapshot's schema. Not for finding notes by topic (vector_search) or walking links (graph). Rows page (next.cursor).`),
 		readOnly("Cypher query"),
 		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQueryBytes),
-			mcp.Description("The openCypher query, e.g. MATCH (p:Person)-[c:contributes]->(proj:Project) WHERE c.hours >= 100 RETURN p.title, c.hours, proj.title")),
+			mcp.Description("e.g. MATCH (p:Person)-[c:contributes]->(x:Project) WHERE c.hours >= 100 RETURN p.title, c.hours, x.title")),
 		mcp.WithObject("params", mcp.AdditionalProperties(true),
-			mcp.Description("Values of the $parameters the query uses, by name, e.g. {\"name\": \"Alice\"}.")),
+			mcp.Description("Values of the query's $parameters by name.")),
 		mcp.WithInteger("max_rows", mcp.Min(1), mcp.Max(s.opts.MaxRows), mcp.DefaultNumber(min(defaultCypherRows, s.opts.MaxRows)),
-			mcp.Description("Most rows to return; more are cut and the result marked truncated.")),
+			mcp.Description("Most rows the query may return.")),
 		mcp.WithInteger("timeout_ms", mcp.Min(1), mcp.Max(int(s.opts.QueryTimeout.Milliseconds())),
-			mcp.DefaultNumber(int(s.opts.QueryTimeout.Milliseconds())), mcp.Description("Longest the query may run, in milliseconds.")),
+			mcp.DefaultNumber(int(s.opts.QueryTimeout.Milliseconds())), mcp.Description("Time limit.")),
 		mcp.WithOutputSchema[cypherOutput](),
 	)
 	return &tool{def: def, needs: func(snap *store.Snapshot) error {
@@ -73,7 +68,7 @@ Do not use it to find notes by topic or wording (use vector_search or graphrag_r
 			return snap.GraphErr
 		}
 		return errors.New("the snapshot has no graph database")
-	}, run: s.runCypher}
+	}, run: s.runCypher, paged: true}
 }
 
 func (s *Server) runCypher(ctx context.Context, snap *store.Snapshot, req mcp.CallToolRequest) (*answer, error) {
@@ -112,118 +107,11 @@ func (s *Server) runCypher(ctx context.Context, snap *store.Snapshot, req mcp.Ca
 		out.TruncatedBy = "rows"
 		out.Message = fmt.Sprintf("the query has more than %d rows; raise max_rows (at most %d) or page with SKIP and LIMIT", res.MaxRows, s.opts.MaxRows)
 	}
-	shrink := func(frac float64) bool {
-		if !cutList(&out.Rows, frac, 0) {
-			return false
-		}
-		out.RowCount, out.Truncated, out.TruncatedBy = len(out.Rows), true, "bytes"
-		out.Message = fmt.Sprintf("rows cut to %d to fit %d KiB; return fewer columns (n.title rather than n) or page with SKIP and LIMIT",
-			len(out.Rows), s.opts.MaxResultBytes>>10)
-		return true
-	}
-	return &answer{out: out, shrink: shrink, text: func() string { return cypherText(out) }}, nil
-}
-
-// cypherText renders a result as a compact table: one line per row, cells
-// separated by " | ", nodes and relationships in Cypher's own notation.
-func cypherText(out *cypherOutput) string {
-	var b strings.Builder
-	b.WriteString(heading(out.Snapshot, true))
-	b.WriteString(plural(out.RowCount, "row"))
-	if out.Truncated {
-		fmt.Fprintf(&b, " (truncated: %s)", out.Message)
-	}
-	fmt.Fprintf(&b, ", %.1f ms\n", out.ElapsedMS)
-	cols := make([]string, len(out.Columns))
-	for i, c := range out.Columns {
-		cols[i] = c.Name + " (" + c.Type + ")"
-	}
-	b.WriteString(strings.Join(cols, " | "))
-	b.WriteByte('\n')
-	for _, row := range out.Rows {
-		cells := make([]string, len(row))
-		for i, v := range row {
-			cells[i] = cell(v)
-		}
-		b.WriteString(strings.Join(cells, " | "))
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
-// cell renders one value: nodes as (:Label {title, path}), relationships
-// as [:type {properties}], paths as their nodes and relationships, other
-// values as JSON.
-func cell(v any) string {
-	switch v := v.(type) {
-	case *graphdb.Node:
-		return nodeCell(v)
-	case *graphdb.Relationship:
-		return relCell(v)
-	case *graphdb.Path:
-		var b strings.Builder
-		for i, n := range v.Nodes {
-			if i > 0 && i-1 < len(v.Relationships) {
-				b.WriteString("-" + relCell(v.Relationships[i-1]) + "-")
-			}
-			b.WriteString(nodeCell(n))
-		}
-		return b.String()
-	case []any:
-		parts := make([]string, len(v))
-		for i, it := range v {
-			parts[i] = cell(it)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case nil:
-		return "null"
-	}
-	b, err := marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
-
-func nodeCell(n *graphdb.Node) string {
-	if n == nil {
-		return "null"
-	}
-	labels := ""
-	for _, l := range n.Labels {
-		labels += ":" + l
-	}
-	title, _ := n.Properties["title"].(string)
-	return fmt.Sprintf("(%s {title: %q, path: %q})", labels, title, n.ID)
-}
-
-func relCell(r *graphdb.Relationship) string {
-	if r == nil {
-		return "null"
-	}
-	// Only the properties the author wrote; the built-in ones (line,
-	// sentence, ...) are in structuredContent.
-	builtin := map[string]bool{"sign": true, "count": true, "line": true, "sentence": true, "anchors": true,
-		"origin": true, "unresolved": true, "heading": true}
-	var keys []string
-	for k := range r.Properties {
-		if !builtin[k] {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	props := ""
-	for i, k := range keys {
-		if i > 0 {
-			props += ", "
-		}
-		v, _ := json.Marshal(r.Properties[k])
-		props += k + ": " + string(v)
-	}
-	if props != "" {
-		props = " {" + props + "}"
-	}
-	return fmt.Sprintf("[:%s%s %s->%s]", r.Type, props, r.Source, r.Target)
+	rows := out.Rows
+	pg := &page{n: len(rows), noun: "rows", show: func(from, to int) {
+		out.Rows, out.RowCount = rows[from:to], to-from
+	}}
+	return &answer{out: out, page: pg}, nil
 }
 
 // cypherMessage explains a query error: package cypher's message, which

@@ -55,15 +55,19 @@ type noteOutput struct {
 	Incoming      []noteEdge `json:"incoming"`
 	OutgoingTotal int        `json:"outgoing_total"`
 	IncomingTotal int        `json:"incoming_total"`
-	// Content is the note's text from byte ContentOffset, at most
-	// max_bytes of it; ContentBytes is the whole note's length, and
-	// NextOffset where the next part starts when ContentTruncated.
-	Content          string `json:"content"`
+	// The note's text from byte ContentOffset to ContentEnd is the
+	// answer's second content block, given once and not here;
+	// ContentBytes is the whole note's length, and NextOffset where the
+	// next part starts when ContentTruncated, which Hint says.
 	ContentOffset    int    `json:"content_offset"`
+	ContentEnd       int    `json:"content_end"`
 	ContentBytes     int    `json:"content_bytes"`
 	ContentTruncated bool   `json:"content_truncated"`
 	NextOffset       int    `json:"next_offset,omitempty"`
-	Notice           string `json:"notice"`
+	Hint             string `json:"hint,omitempty"`
+	// Cut says what was cut to fit the answer, and how to get it.
+	Cut    string `json:"cut,omitempty"`
+	Notice string `json:"notice"`
 }
 
 type noteHeading struct {
@@ -84,14 +88,13 @@ type noteEdge struct {
 
 func (s *Server) readNoteTool() *tool {
 	def := mcp.NewTool(toolReadNote,
-		mcp.WithDescription(`Read one note from the snapshot: its markdown text (paged by bytes for long notes), title, labels, tags, aliases, frontmatter and inline properties, headings with lines, and its typed and plain links in both directions.
-Use it once you know which note you need (from vector_search, graphrag_retrieve, the graph tool or a query) to read it in full and cite it. Name the note by path, title or alias; an ambiguous name lists the candidates. To find notes you cannot name use vector_search; for a note's links beyond the first 200 use the graph tool (action backlinks or forwardlinks).`),
+		mcp.WithDescription(`Read a note by path, title or alias: metadata, properties, headings and links as JSON, then its markdown text once, as a second content block, paged by bytes (offset; the hint says where the rest starts). Use it to read and cite a note you found with another tool.`),
 		readOnly("Read a note"),
 		mcp.WithString("path", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(4096), mcp.Description(noteName)),
 		mcp.WithInteger("offset", mcp.Min(0), mcp.DefaultNumber(0),
-			mcp.Description("Byte offset to read from: the next_offset of the previous part of a long note.")),
+			mcp.Description("Byte to read from: next_offset of the previous part.")),
 		mcp.WithInteger("max_bytes", mcp.Min(1), mcp.Max(maxNoteBytes), mcp.DefaultNumber(defaultNoteBytes),
-			mcp.Description("Most bytes of text to return; the rest is one call with offset away.")),
+			mcp.Description("Most bytes of text (the answer's budget may allow fewer).")),
 		mcp.WithOutputSchema[noteOutput](),
 	)
 	return &tool{def: def, run: s.runReadNote}
@@ -108,36 +111,69 @@ func (s *Server) runReadNote(ctx context.Context, snap *store.Snapshot, req mcp.
 	}
 	limit := args.MaxBytes
 	if limit <= 0 {
-		limit = defaultNoteBytes
+		limit = maxNoteBytes
 	}
 	out := noteOutputOf(snap, n, s.resourceVault(s.callVault(ctx).Name))
 	if args.Offset > len(n.Content) {
 		return nil, agentErrorf("offset %d is past the end of %s, which has %d bytes", args.Offset, n.ID, len(n.Content))
 	}
 	start := runeStart(n.Content, args.Offset)
-	end := min(start+min(limit, maxNoteBytes), len(n.Content))
-	for end < len(n.Content) && end > start && !isRuneStart(n.Content[end]) {
-		end--
-	}
-	out.Content, out.ContentOffset, out.ContentBytes = n.Content[start:end], start, len(n.Content)
-	if end < len(n.Content) {
-		out.ContentTruncated, out.NextOffset = true, end
-	}
+	out.ContentOffset, out.ContentEnd, out.ContentBytes = start, start, len(n.Content)
 	shrink := func(frac float64) bool {
 		cut := cutList(&out.Outgoing, frac, 0)
 		cut = cutList(&out.Incoming, frac, 0) || cut
-		keep := int(float64(len(out.Content)) * frac)
-		for keep > 0 && !isRuneStart(out.Content[keep]) {
-			keep--
+		if cut {
+			out.Cut = fmt.Sprintf("%d of %d links out and %d of %d links in shown; the graph tool lists them all (action forwardlinks or backlinks)",
+				len(out.Outgoing), out.OutgoingTotal, len(out.Incoming), out.IncomingTotal)
 		}
-		if keep > 0 && keep < len(out.Content) {
-			out.Content = out.Content[:keep]
-			out.ContentTruncated, out.NextOffset = true, out.ContentOffset+keep
-			cut = true
+		// Headings go last: they are the note's map, and the text has them.
+		if !cut && cutList(&out.Headings, frac, 0) {
+			out.Cut, cut = fmt.Sprintf("the first %d headings shown; the text has them all", len(out.Headings)), true
 		}
 		return cut
 	}
-	return &answer{out: out, shrink: shrink, text: func() string { return noteText(out) }}, nil
+	fit := func(room int) string {
+		end := textEnd(n.Content, start, min(limit, maxNoteBytes), room)
+		out.ContentEnd, out.ContentTruncated, out.NextOffset, out.Hint = end, false, 0, ""
+		if end < len(n.Content) {
+			out.ContentTruncated, out.NextOffset = true, end
+			out.Hint = fmt.Sprintf("bytes %d-%d of %d shown; for the rest call read_note again with offset %d", start, end, len(n.Content), end)
+		}
+		return n.Content[start:end]
+	}
+	return &answer{out: out, shrink: shrink, body: fit}, nil
+}
+
+// textEnd is where a page of text that starts at start ends: after at
+// most max bytes and at most room bytes once escaped into JSON, at a line
+// end when one is near, never inside a rune.
+func textEnd(text string, start, max, room int) int {
+	cost, end := 0, start
+	for end < len(text) && end-start < max {
+		c := text[end]
+		n := 1
+		switch {
+		case c == '"' || c == '\\' || c == '\n' || c == '\t' || c == '\r':
+			n = 2
+		case c < 0x20:
+			n = 6
+		}
+		if cost+n > room {
+			break
+		}
+		cost += n
+		end++
+	}
+	if end == len(text) {
+		return end
+	}
+	for end > start && !isRuneStart(text[end]) {
+		end--
+	}
+	if nl := strings.LastIndexByte(text[start:end], '\n'); nl >= 0 && start+nl+1 > start+(end-start)*4/5 {
+		end = start + nl + 1
+	}
+	return end
 }
 
 // findNote finds a note by path (any Unicode form, .md optional), else by
@@ -226,73 +262,4 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-func noteText(out *noteOutput) string {
-	var b strings.Builder
-	b.WriteString(heading(out.Snapshot, true))
-	b.WriteString(out.Path)
-	if out.Title != "" && !strings.EqualFold(out.Title+".md", pathBase(out.Path)) {
-		b.WriteString(" — " + out.Title)
-	}
-	if len(out.Labels) > 0 {
-		b.WriteString(" :" + strings.Join(out.Labels, ":"))
-	}
-	if len(out.Tags) > 0 {
-		b.WriteString(" #" + strings.Join(out.Tags, " #"))
-	}
-	b.WriteString("\n")
-	if out.Stub {
-		b.WriteString("A stub: notes link to it but no such note exists in the vault.\n")
-	}
-	if len(out.Aliases) > 0 {
-		b.WriteString("aliases: " + strings.Join(out.Aliases, ", ") + "\n")
-	}
-	if len(out.Properties) > 0 {
-		p, _ := marshal(out.Properties)
-		b.WriteString("properties: " + string(p) + "\n")
-	}
-	edgeLines(&b, "links out", out.Outgoing, out.OutgoingTotal, "->")
-	edgeLines(&b, "links in", out.Incoming, out.IncomingTotal, "<-")
-	if out.Stub {
-		return b.String()
-	}
-	fmt.Fprintf(&b, "--- text, bytes %d–%d of %d ---\n", out.ContentOffset, out.ContentOffset+len(out.Content), out.ContentBytes)
-	b.WriteString(out.Content)
-	if !strings.HasSuffix(out.Content, "\n") {
-		b.WriteString("\n")
-	}
-	if out.ContentTruncated {
-		fmt.Fprintf(&b, "--- continues: call read_note with offset %d ---\n", out.NextOffset)
-	} else {
-		b.WriteString("--- end ---\n")
-	}
-	return b.String()
-}
-
-func edgeLines(b *strings.Builder, what string, edges []noteEdge, total int, arrow string) {
-	if total == 0 {
-		return
-	}
-	parts := make([]string, 0, min(len(edges), maxTextEdges))
-	for _, e := range edges[:min(len(edges), maxTextEdges)] {
-		s := signed(e.Type, e.Sign) + " " + arrow + " " + e.Note
-		if len(e.Properties) > 0 {
-			p, _ := marshal(e.Properties)
-			s += " " + string(p)
-		}
-		parts = append(parts, s)
-	}
-	more := ""
-	if total > len(parts) {
-		more = fmt.Sprintf("; … %d more", total-len(parts))
-	}
-	fmt.Fprintf(b, "%s (%d): %s%s\n", what, total, strings.Join(parts, "; "), more)
-}
-
-func pathBase(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		return p[i+1:]
-	}
-	return p
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -60,23 +59,21 @@ type retrieveEdge struct {
 
 func (s *Server) retrieveTool() *tool {
 	def := mcp.NewTool(toolRetrieve,
-		mcp.WithDescription(`Answer a question from the vault with GraphRAG: passages found by meaning and by words (BM25), then the typed links around them followed outward, so connected facts come along even when the question does not mention them (who leads, depends on, funds, works at ...).
-Returns the best passages (hits, then neighbours by distance) with path, heading, line, score, role and hops; the typed edges connecting the returned notes with their properties and sentences; and the notes involved. Cite passages by path and line.
-Use it first for natural-language questions about the vault ("What does the Search project depend on, and who works on it?"). Use vector_search for a plain ranked list of matches, cypher_query for exact filters and aggregations, read_note to read a whole note, graph to walk links from a known note.`),
+		mcp.WithDescription(`Answer a question in words with GraphRAG: passages found by meaning and words, plus the typed edges around them (who leads, depends on, funds ...) and the notes involved; cite passages by path and line. Use it first for natural-language questions. Passages and edges page together (next.cursor).`),
 		readOnly("GraphRAG retrieval"),
 		mcp.WithString("question", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(4096), mcp.Description("The question, in words.")),
 		mcp.WithInteger("k", mcp.Min(1), mcp.Max(min(retrieve.MaxK, s.opts.MaxK)), mcp.DefaultNumber(retrieve.DefaultK),
 			mcp.Description("Seed notes and seed edges taken from the search.")),
 		mcp.WithInteger("depth", mcp.Min(0), mcp.Max(retrieve.MaxDepth), mcp.DefaultNumber(retrieve.DefaultDepth),
-			mcp.Description("Hops walked from the seeds along typed edges (0: seeds only).")),
+			mcp.Description("Hops along typed edges (0: seeds only).")),
 		mcp.WithArray("types", mcp.WithStringItems(mcp.MinLength(1)), mcp.MaxItems(100),
-			mcp.Description("Edge types walked and returned (default: every typed edge type; links_to and embeds only when named).")),
+			mcp.Description("Edge types to walk (default every typed one).")),
 		mcp.WithInteger("max_chunks", mcp.Min(1), mcp.Max(retrieve.MaxChunks), mcp.DefaultNumber(retrieve.DefaultMaxChunks),
 			mcp.Description("Most passages returned.")),
 		mcp.WithInteger("per_node_cap", mcp.Min(1), mcp.Max(retrieve.MaxPerNodeCap), mcp.DefaultNumber(retrieve.DefaultPerNodeCap),
-			mcp.Description("Most neighbours one note adds per hop, so that a hub cannot flood the answer.")),
+			mcp.Description("Most neighbours per note per hop.")),
 		mcp.WithString("rank", mcp.Enum(retrieve.RankDistance, retrieve.RankPPR), mcp.DefaultString(retrieve.RankDistance),
-			mcp.Description("Order of the neighbourhood: by hops (distance) or by personalised PageRank from the seeds (ppr).")),
+			mcp.Description("Neighbours by hops or by personalised PageRank (ppr).")),
 		mcp.WithOutputSchema[retrieveOutput](),
 	)
 	return &tool{def: def, needs: func(snap *store.Snapshot) error {
@@ -87,7 +84,7 @@ Use it first for natural-language questions about the vault ("What does the Sear
 			return snap.RetrieveErr
 		}
 		return errors.New("the snapshot has no retriever")
-	}, run: s.runRetrieve}
+	}, run: s.runRetrieve, paged: true}
 }
 
 func (s *Server) runRetrieve(ctx context.Context, snap *store.Snapshot, req mcp.CallToolRequest) (*answer, error) {
@@ -126,50 +123,32 @@ func (s *Server) runRetrieve(ctx context.Context, snap *store.Snapshot, req mcp.
 		}
 		return cut
 	}
-	return &answer{out: out, shrink: shrink, text: func() string { return retrieveText(out) }}, nil
-}
-
-func retrieveText(out *retrieveOutput) string {
-	var b strings.Builder
-	b.WriteString(heading(out.Snapshot, false))
-	b.WriteString(out.Notice + "\n")
-	fmt.Fprintf(&b, "%d passages, %d edges, %d notes for %q (rank %s, depth %d)\n", len(out.Chunks), len(out.Edges), len(out.Notes),
-		out.Question, out.Rank, out.Depth)
-	for i, c := range out.Chunks {
-		where := fmt.Sprintf("%s:%d", c.Path, c.Line)
-		if c.Heading != "" {
-			where += " § " + c.Heading
+	// Passages and edges page together, taken in turn (a passage, an
+	// edge, ...) so that every page has both; the notes come with the
+	// first page.
+	chunks, edges, notes := out.Chunks, out.Edges, out.Notes
+	type item struct{ chunk, edge int }
+	var items []item
+	for i := 0; i < max(len(chunks), len(edges)); i++ {
+		if i < len(chunks) {
+			items = append(items, item{i, -1})
 		}
-		role := c.Role
-		if c.Hops > 0 {
-			role = c.Role + ", " + plural(c.Hops, "hop")
+		if i < len(edges) {
+			items = append(items, item{-1, i})
 		}
-		fmt.Fprintf(&b, "%d. [%s] %.3f  %s\n", i+1, role, c.Score, where)
-		if c.Via != "" {
-			fmt.Fprintf(&b, "   via: %s\n", oneLine(c.Via))
+	}
+	pg := &page{n: len(items), noun: "passages and edges", show: func(from, to int) {
+		out.Chunks, out.Edges, out.Notes = []retrieve.Chunk{}, []retrieveEdge{}, notes
+		if from > 0 {
+			out.Notes = []retrieve.Note{}
 		}
-		text, _ := snippet(oneLine(c.Text), 400)
-		fmt.Fprintf(&b, "   %s\n", text)
-	}
-	if len(out.Edges) > 0 {
-		b.WriteString("edges:\n")
-	}
-	for _, e := range out.Edges {
-		fmt.Fprintf(&b, "  [%s] %s -[%s]-> %s: %s\n", e.Role, e.Source, signed(e.Type, e.Sign), e.Target, oneLine(e.Sentence))
-	}
-	if out.Message != "" {
-		b.WriteString("(" + out.Message + ")\n")
-	}
-	for _, w := range out.Warnings {
-		b.WriteString("warning: " + w + "\n")
-	}
-	return b.String()
-}
-
-// signed is an edge type with its sign prefix when negative.
-func signed(typ string, sign int) string {
-	if sign < 0 {
-		return "-" + typ
-	}
-	return typ
+		for _, it := range items[from:to] {
+			if it.chunk >= 0 {
+				out.Chunks = append(out.Chunks, chunks[it.chunk])
+			} else {
+				out.Edges = append(out.Edges, edges[it.edge])
+			}
+		}
+	}}
+	return &answer{out: out, page: pg, shrink: shrink}, nil
 }

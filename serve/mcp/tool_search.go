@@ -20,7 +20,7 @@ const (
 	maxSearchQuery = 4096
 	// maxHitText bounds the passage quoted with each hit; the whole note
 	// is one read_note away.
-	maxHitText = 1200
+	maxHitText = 400
 )
 
 type searchArgs struct {
@@ -75,21 +75,19 @@ type searchHit struct {
 
 func (s *Server) searchTool() *tool {
 	def := mcp.NewTool(toolSearch,
-		mcp.WithDescription(`Find notes, passages or typed edges by meaning (vector similarity), best first, each with its citation: path, heading, line and score, and the passage itself.
-Use it to find where a topic, person or claim is discussed when you do not know the note ("notes about crawler politeness", "who funds the search project"). target "notes" ranks notes by their best passage, "chunks" returns passages, "edges" returns typed links by the sentence that describes them (e.g. funding or dependency edges).
-For a question that needs connected facts, graphrag_retrieve is usually better (it adds the typed links around the hits); for exact filters and counts use cypher_query; to read a whole note use read_note. With the builtin embedder similarity is lexical (shared words), not semantic.`),
+		mcp.WithDescription(`Find notes, passages (target chunks) or typed edges by meaning, best first, each cited with path, heading, line and score. Use it to locate where something is discussed when you do not know the note. For questions needing connected facts use graphrag_retrieve; for exact filters cypher_query; to read a note read_note. With the builtin embedder similarity is lexical.`),
 		readOnly("Vector search"),
 		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxSearchQuery), mcp.Description("What to look for, in words.")),
-		mcp.WithString("target", mcp.Enum("notes", "chunks", "edges"), mcp.DefaultString("notes"), mcp.Description("What to return: notes, passages (chunks) or typed edges.")),
+		mcp.WithString("target", mcp.Enum("notes", "chunks", "edges"), mcp.DefaultString("notes"), mcp.Description("notes, chunks (passages) or edges.")),
 		mcp.WithInteger("k", mcp.Min(1), mcp.Max(s.opts.MaxK), mcp.DefaultNumber(min(defaultSearchK, s.opts.MaxK)), mcp.Description("Number of hits.")),
 		mcp.WithArray("types", mcp.WithStringItems(mcp.MinLength(1)), mcp.MaxItems(100),
-			mcp.Description("Filter: note labels (frontmatter type, e.g. Person); for edges, either end has one.")),
+			mcp.Description("Only notes with these labels (Person); edges: either end.")),
 		mcp.WithArray("edge_types", mcp.WithStringItems(mcp.MinLength(1)), mcp.MaxItems(100),
-			mcp.Description("Filter for target edges: edge types (e.g. funds, depends_on).")),
-		mcp.WithString("score", mcp.Enum("best", "mean"), mcp.DefaultString("best"), mcp.Description("How notes are scored from their passages (notes only).")),
+			mcp.Description("target edges: only these types (funds).")),
+		mcp.WithString("score", mcp.Enum("best", "mean"), mcp.DefaultString("best"), mcp.Description("notes: score by best or mean passage.")),
 		mcp.WithOutputSchema[searchOutput](),
 	)
-	return &tool{def: def, needs: searchNeeds, run: s.runSearch}
+	return &tool{def: def, needs: searchNeeds, run: s.runSearch, paged: true}
 }
 
 func searchNeeds(snap *store.Snapshot) error {
@@ -146,7 +144,9 @@ func (s *Server) runSearch(ctx context.Context, snap *store.Snapshot, req mcp.Ca
 		out.Message = fmt.Sprintf("hits cut to %d to fit %d KiB; ask for a smaller k", len(out.Hits), s.opts.MaxResultBytes>>10)
 		return true
 	}
-	return &answer{out: out, shrink: shrink, text: func() string { return searchText(out) }}, nil
+	hits := out.Hits
+	pg := &page{n: len(hits), noun: "hits", show: func(from, to int) { out.Hits = hits[from:to] }}
+	return &answer{out: out, page: pg, shrink: shrink}, nil
 }
 
 // targetName is the tool's name for a search target.
@@ -194,36 +194,3 @@ func hitsOf(r *search.Result, notes *store.Notes) []searchHit {
 }
 
 func round(f float32) float64 { return math.Round(float64(f)*1e4) / 1e4 }
-
-func searchText(out *searchOutput) string {
-	var b strings.Builder
-	b.WriteString(heading(out.Snapshot, true))
-	fmt.Fprintf(&b, "%d %s for %q (%s embedder", len(out.Hits), out.Target, out.Query, out.EmbedderKind)
-	if out.Exact {
-		b.WriteString(", exact scan")
-	}
-	b.WriteString(")\n")
-	if out.Message != "" {
-		b.WriteString(out.Message + "\n")
-	}
-	for _, h := range out.Hits {
-		if h.EdgeID != "" {
-			fmt.Fprintf(&b, "%d. %.3f  %s -[%s]-> %s\n   %s\n", h.Rank, h.Score, h.Source, h.Type, h.Target, oneLine(h.Sentence))
-			continue
-		}
-		where := fmt.Sprintf("%s:%d", h.Path, h.Line)
-		if h.Heading != "" {
-			where += " § " + h.Heading
-		}
-		labels := ""
-		if len(h.Labels) > 0 {
-			labels = " (" + strings.Join(h.Labels, ", ") + ")"
-		}
-		fmt.Fprintf(&b, "%d. %.3f  %s%s\n", h.Rank, h.Score, where, labels)
-		if h.Text != "" {
-			text, _ := snippet(oneLine(h.Text), 300)
-			fmt.Fprintf(&b, "   %s\n", text)
-		}
-	}
-	return b.String()
-}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -125,8 +124,7 @@ type statusHistory struct {
 
 func (s *Server) statusTool() *tool {
 	def := mcp.NewTool(toolStatus,
-		mcp.WithDescription(`Describe what this server answers from: the snapshot id, when it was built and how old it is, the vault root, the embedding model (and whether its similarity is lexical or semantic), counts of notes, links, edges (typed, links_to, embeds) and chunks, vectors still pending, which capabilities (and so which tools) this snapshot offers, and the graph schema for cypher_query (labels, relationship types with their properties, note property names).
-Call it first, and again when answers seem stale or a tool disappears: snapshots are swapped in as the vault is re-indexed. Before the first snapshot it says the server is waiting, where, and what to run. Cheap; quotes no note text.`),
+		mcp.WithDescription(`Which snapshot answers (id, age, vault), the embedder (lexical or semantic), counts, pending vectors, which tools it offers, and the graph schema for cypher_query (labels, relationship types with properties, note properties). Call it first, and when answers seem stale or a tool disappears; before the first snapshot it says what to run.`),
 		readOnly("Vault status"),
 		mcp.WithOutputSchema[statusOutput](),
 	)
@@ -157,7 +155,7 @@ func (s *Server) runStatus(ctx context.Context, snap *store.Snapshot, _ mcp.Call
 	if snap == nil {
 		out.Status, out.Tools = statusWaiting, []string{toolStatus}
 		out.Message = firstSnapshotAdvice(v.Store)
-		return &answer{out: out, text: func() string { return statusText(out) }}, nil
+		return &answer{out: out}, nil
 	}
 	m := snap.Manifest
 	out.Serving, out.Status, out.Snapshot, out.Created, out.AgeSeconds = true, statusServing, snap.ID, m.Created.UTC().Format(time.RFC3339), snap.Age(now).Seconds()
@@ -179,7 +177,23 @@ func (s *Server) runStatus(ctx context.Context, snap *store.Snapshot, _ mcp.Call
 	if g := m.Graph; g != nil {
 		out.Graph = graphSchema(g)
 	}
-	return &answer{out: out, text: func() string { return statusText(out) }}, nil
+	// A vault with many labels, edge types or properties: the schema is
+	// cut, and the rest is a Cypher call away.
+	shrink := func(frac float64) bool {
+		g := out.Graph
+		if g == nil {
+			return false
+		}
+		cut := cutList(&g.Labels, frac, 0)
+		cut = cutList(&g.EdgeTypes, frac, 0) || cut
+		cut = cutList(&g.NoteProperties, frac, 0) || cut
+		if cut {
+			g.Truncated = true
+			out.Message = "the graph schema is cut to fit; cypher_query lists it all: CALL db.labels(), CALL db.relationshipTypes(), CALL db.propertyKeys()"
+		}
+		return cut
+	}
+	return &answer{out: out, shrink: shrink}, nil
 }
 
 // edgeKinds counts snap's edges by kind, from its link graph (the edges
@@ -263,72 +277,4 @@ func graphSchema(g *format.Graph) *statusGraph {
 	}
 	sg.Truncated = len(g.Labels) > maxSchemaNames || len(g.EdgeTypes) > maxSchemaNames || len(g.NoteProperties) > maxSchemaNames
 	return sg
-}
-
-func statusText(out *statusOutput) string {
-	var b strings.Builder
-	if !out.Serving {
-		fmt.Fprintf(&b, "status: %s\ndata directory: %s\nnext: %s\n", out.Status, out.DataDir, out.Message)
-		fmt.Fprintf(&b, "tools: %s (the others are listed once a snapshot is served)\n", strings.Join(out.Tools, ", "))
-		fmt.Fprintf(&b, "server %s, up %s; snapshots seen %d, rejected %d\n", out.Server.Version,
-			time.Duration(out.Server.UptimeSeconds*float64(time.Second)).Round(time.Second), out.Snapshots.Seen, out.Snapshots.Rejected)
-		writeVaults(&b, out)
-		return b.String()
-	}
-	b.WriteString(heading(out.Snapshot, false))
-	fmt.Fprintf(&b, "created %s (%s ago) from %s by vaultgraph %s; server %s\n", out.Created,
-		time.Duration(out.AgeSeconds*float64(time.Second)).Round(time.Second), out.VaultRoot, out.ToolVersion, out.Server.Version)
-	c, e := out.Counts, out.Edges
-	fmt.Fprintf(&b, "%d notes, %d stubs; %d edges: %d typed, %d links_to, %d embeds (from %d links as written, %d unresolved); %d chunks; %d warnings\n",
-		c.Notes, c.Stubs, c.Edges, e.Typed, e.LinksTo, e.Embeds, c.Links, c.Unresolved, c.Chunks, c.Warnings)
-	if e := out.Embedder; e != nil {
-		fmt.Fprintf(&b, "embedder %s:%s (%d dims, %s)", e.Provider, e.Model, e.Dimensions, e.Kind)
-		if out.Pending.Chunks+out.Pending.Edges > 0 {
-			fmt.Fprintf(&b, ", %d chunks and %d edges without vectors yet", out.Pending.Chunks, out.Pending.Edges)
-		}
-		b.WriteString("\n")
-	}
-	b.WriteString("tools: " + strings.Join(out.Tools, ", ") + "\n")
-	for _, c := range out.Capabilities {
-		if !c.Available {
-			fmt.Fprintf(&b, "unavailable: %s (%s)\n", c.Name, c.Reason)
-		}
-	}
-	if g := out.Graph; g != nil {
-		labels := make([]string, len(g.Labels))
-		for i, l := range g.Labels {
-			labels[i] = fmt.Sprintf("%s %d", l.Name, l.Count)
-		}
-		types := make([]string, len(g.EdgeTypes))
-		for i, t := range g.EdgeTypes {
-			types[i] = fmt.Sprintf("%s %d", t.Name, t.Count)
-			if len(t.Properties) > 0 {
-				types[i] += " {" + strings.Join(t.Properties, ", ") + "}"
-			}
-		}
-		fmt.Fprintf(&b, "labels: %s\nrelationship types: %s\nnote properties: %s\n", strings.Join(labels, ", "),
-			strings.Join(types, ", "), strings.Join(g.NoteProperties, ", "))
-	}
-	fmt.Fprintf(&b, "snapshots seen %d, rejected %d, swaps %d\n", out.Snapshots.Seen, out.Snapshots.Rejected, out.Snapshots.Swaps)
-	writeVaults(&b, out)
-	return b.String()
-}
-
-// writeVaults renders the vault list of a server with several vaults.
-func writeVaults(b *strings.Builder, out *statusOutput) {
-	if len(out.Vaults) == 0 {
-		return
-	}
-	fmt.Fprintf(b, "this is vault %s; vaults (pass vault to any tool):", out.Vault)
-	for _, v := range out.Vaults {
-		def := ""
-		if v.Default {
-			def = " (default)"
-		}
-		fmt.Fprintf(b, "\n- %s%s: %s", v.Name, def, v.Health)
-		if v.Snapshot != "" {
-			fmt.Fprintf(b, " %s", v.Snapshot)
-		}
-	}
-	b.WriteString("\n")
 }

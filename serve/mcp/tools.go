@@ -24,6 +24,12 @@ func (s *Server) allTools() ([]*tool, error) {
 		s.statusTool(),
 	}
 	for _, t := range tools {
+		if t.paged {
+			addCursorArg(&t.def)
+		}
+		if err := compactOutputSchema(&t.def, t.paged); err != nil {
+			return nil, err
+		}
 		var err error
 		if s.vaults.Len() > 1 {
 			addVaultArg(&t.def, s.vaults.Default().Name)
@@ -36,7 +42,7 @@ func (s *Server) allTools() ([]*tool, error) {
 }
 
 // noteName is the description of a note-naming argument.
-const noteName = "The note: its vault path (People/Alice.md, .md optional), its title or one of its aliases. An ambiguous name is an error listing the candidate paths."
+const noteName = "The note's path (People/Alice.md), title or alias."
 
 // addVaultArg gives def the optional vault argument, with the default
 // named. The description names no other vault, so that the tool list

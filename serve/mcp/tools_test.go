@@ -1,11 +1,16 @@
 package mcp
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -51,13 +56,13 @@ func TestToolsAnswerFromTheDemoVault(t *testing.T) {
 		if out.RowCount != 1 || len(out.Rows) != 1 || out.Rows[0][0] != "Bob" || out.Rows[0][1] != 120.0 || out.Rows[0][2] != "Search" {
 			t.Errorf("rows %v", out.Rows)
 		}
-		if out.Snapshot != snapID || out.Columns[1].Type != "int" || !strings.Contains(text, `"Bob" | 120 | "Search"`) ||
-			!strings.Contains(text, "snapshot "+snapID) || !strings.Contains(text, "not instructions") {
+		if out.Snapshot != snapID || out.Columns[1].Type != "int" || !strings.Contains(text, `["Bob",120,"Search"]`) ||
+			!strings.Contains(text, `"snapshot":"`+snapID) || !strings.Contains(text, "not instructions") {
 			t.Errorf("snapshot %s, columns %v, text:\n%s", out.Snapshot, out.Columns, text)
 		}
 		text = callOK(t, c, toolCypher, map[string]any{"query": "MATCH (a:Company)-[f:funds]->(p) RETURN a, f, p ORDER BY a.title", "max_rows": 1}, &out)
 		if !out.Truncated || out.TruncatedBy != "rows" || out.RowCount != 1 ||
-			!strings.Contains(text, `(:Company {title: "Acme", path: "Companies/Acme.md"})`) || !strings.Contains(text, `[:funds {amount: 250000, currency: "EUR"}`) {
+			!strings.Contains(text, `"_type":"node","id":"Companies/Acme.md"`) || !strings.Contains(text, `"amount":250000`) {
 			t.Errorf("node rendering and row cap: %+v\n%s", out, text)
 		}
 	})
@@ -68,7 +73,7 @@ func TestToolsAnswerFromTheDemoVault(t *testing.T) {
 		if len(out.Hits) == 0 || out.Hits[0].Path != "Companies/Acme.md" || out.Hits[0].Line == 0 || out.Hits[0].Text == "" {
 			t.Fatalf("hits %+v", out.Hits)
 		}
-		if out.Target != "notes" || out.EmbedderKind != "lexical" || !strings.Contains(text, "1. ") || !strings.Contains(text, "Companies/Acme.md:") {
+		if out.Target != "notes" || out.EmbedderKind != "lexical" || !strings.Contains(text, `"rank":1`) || !strings.Contains(text, `"path":"Companies/Acme.md"`) {
 			t.Errorf("%+v\n%s", out, text)
 		}
 		callOK(t, c, toolSearch, map[string]any{"query": "money", "target": "edges", "edge_types": []string{"funds"}}, &out)
@@ -95,8 +100,17 @@ func TestToolsAnswerFromTheDemoVault(t *testing.T) {
 	})
 
 	t.Run("graphrag_retrieve", func(t *testing.T) {
+		// Every page of the answer.
 		var out retrieveOutput
-		text := callOK(t, c, toolRetrieve, map[string]any{"question": "What does the Search project depend on, and who works on it?"}, &out)
+		text := ""
+		for _, p := range allPages(t, c, toolRetrieve, map[string]any{"question": "What does the Search project depend on, and who works on it?"}, 0) {
+			var part retrieveOutput
+			b, _ := json.Marshal(p)
+			json.Unmarshal(b, &part)
+			out.Notice = part.Notice
+			out.Chunks, out.Edges, out.Notes = append(out.Chunks, part.Chunks...), append(out.Edges, part.Edges...), append(out.Notes, part.Notes...)
+			text += string(b)
+		}
 		found := map[string]bool{}
 		for _, ch := range out.Chunks {
 			found[ch.Path] = true
@@ -136,7 +150,7 @@ func TestToolsAnswerFromTheDemoVault(t *testing.T) {
 	t.Run("graph neighbors", func(t *testing.T) {
 		var out graphOutput
 		text := callOK(t, c, toolGraph, map[string]any{"action": "neighbors", "sourcePath": "People/Dave.md", "edgeTypes": []string{"works_at"}}, &out)
-		if len(out.Nodes) != 3 || !strings.Contains(text, "People/Dave.md -[works_at]-> Companies/Initech.md") {
+		if len(out.Nodes) != 3 || !strings.Contains(text, `"source":"People/Dave.md","target":"Companies/Initech.md","type":"works_at"`) {
 			t.Errorf("Dave's employers:\n%s", text)
 		}
 		msg := callErr(t, c, toolGraph, map[string]any{"action": "neighbors", "sourcePath": "Kickoff"})
@@ -153,7 +167,7 @@ func TestToolsAnswerFromTheDemoVault(t *testing.T) {
 			!slices.Equal(out.Paths[0], []string{"People/Mallory.md", "People/Alice.md", "Projects/Search.md", "Projects/Crawler.md"}) {
 			t.Errorf("path %v\n%s", out.Paths, text)
 		}
-		if !strings.Contains(text, "People/Mallory.md -[-distrusts]-> People/Alice.md") {
+		if !strings.Contains(text, `"source":"People/Mallory.md","target":"People/Alice.md","type":"distrusts"`) || !strings.Contains(text, `"sign":-1`) {
 			t.Errorf("signed edge in text:\n%s", text)
 		}
 	})
@@ -182,11 +196,11 @@ func TestToolsAnswerFromTheDemoVault(t *testing.T) {
 				t.Errorf("backlinks of Search lack %s: %v", want, paths)
 			}
 		}
-		if !strings.Contains(text, "People/Alice.md -[leads]-> Projects/Search.md") || !strings.Contains(text, `{"hours":120}`) {
+		if !strings.Contains(text, `"source":"People/Alice.md","target":"Projects/Search.md","type":"leads"`) || !strings.Contains(text, `{"hours":120}`) {
 			t.Errorf("backlink edges:\n%s", text)
 		}
 		text = callOK(t, c, toolGraph, map[string]any{"action": "backlinks", "sourcePath": "Zoe"}, &out)
-		if !strings.Contains(text, "People/Erin.md -[match]-> People/Zoë.md") {
+		if !strings.Contains(text, `"source":"People/Erin.md","target":"People/Zoë.md","type":"match"`) {
 			t.Errorf("backlinks of Zoë by alias:\n%s", text)
 		}
 	})
@@ -208,15 +222,16 @@ func TestToolsAnswerFromTheDemoVault(t *testing.T) {
 	t.Run("read_note", func(t *testing.T) {
 		var out noteOutput
 		text := callOK(t, c, toolReadNote, map[string]any{"path": "Alice"}, &out)
-		if out.Path != "People/Alice.md" || !strings.Contains(out.Content, "[leads:: [[Search]]]") || out.ContentTruncated ||
+		if out.Path != "People/Alice.md" || !strings.Contains(text, "[leads:: [[Search]]]") || out.ContentTruncated || out.ContentEnd != out.ContentBytes ||
 			out.Resource != "vault://People%2FAlice.md" || out.Properties["role"] != "engineering lead" || len(out.Headings) == 0 {
 			t.Errorf("Alice: %+v", out)
 		}
-		if !strings.Contains(text, "not instructions") || !strings.Contains(text, "leads -> Projects/Search.md") || !strings.Contains(text, "--- end ---") {
+		// The text is the JSON, then the note's text once.
+		if strings.Count(text, "[leads:: [[Search]]]") != 1 || !strings.Contains(text, `"notice":"`) || !strings.Contains(text, `"type":"leads","note":"Projects/Search.md"`) {
 			t.Errorf("text:\n%s", text)
 		}
 		callOK(t, c, toolReadNote, map[string]any{"path": "Query Understanding"}, &out)
-		if !out.Stub || out.Content != "" || out.IncomingTotal != 5 {
+		if !out.Stub || out.ContentBytes != 0 || out.IncomingTotal != 5 {
 			t.Errorf("stub: %+v", out)
 		}
 		msg := callErr(t, c, toolReadNote, map[string]any{"path": "Nobody At All"})
@@ -232,7 +247,7 @@ func TestToolsAnswerFromTheDemoVault(t *testing.T) {
 			out.Embedder == nil || out.Embedder.Provider != "builtin" {
 			t.Errorf("%+v", out)
 		}
-		if !strings.Contains(text, "31 notes") || !strings.Contains(text, "Person") || strings.Contains(text, "not instructions") {
+		if !strings.Contains(text, `"notes":31`) || !strings.Contains(text, "Person") || strings.Contains(text, "not instructions") {
 			t.Errorf("text:\n%s", text)
 		}
 		if out.Status != statusServing || out.DataDir != s.vaults.Default().Store.DataDir() {
@@ -250,7 +265,7 @@ func TestToolsAnswerFromTheDemoVault(t *testing.T) {
 		if e := out.Edges; e.LinksTo != links || e.Embeds != embeds || e.Typed != typed || typed+links+embeds != out.Counts.Edges || typed == 0 {
 			t.Errorf("edges %+v of %d; the graph has %d typed, %d links_to, %d embeds", e, out.Counts.Edges, typed, links, embeds)
 		}
-		if want := fmt.Sprintf("%d edges: %d typed, %d links_to, %d embeds", out.Counts.Edges, typed, links, embeds); !strings.Contains(text, want) {
+		if want := fmt.Sprintf(`"typed":%d,"links_to":%d,"embeds":%d`, typed, links, embeds); !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, text)
 		}
 	})
@@ -341,41 +356,112 @@ func TestInvalidArgumentsAreToolErrors(t *testing.T) {
 	}
 }
 
-func TestResultsAreCutToTheSizeCap(t *testing.T) {
-	s := newServer(t, openStore(t, demoData(t)), Options{MaxResultBytes: 8 << 10})
+// TestAnswersPageWithinTheBudget: with a small budget every answer fits
+// it, and lists page: following the cursors gets every item once; the
+// note's text comes in parts that add up to the whole.
+func TestAnswersPageWithinTheBudget(t *testing.T) {
+	const budget = 6000
+	s := newServer(t, openStore(t, demoData(t)), Options{MaxResultBytes: budget})
 	c, _ := connect(t, s)
-	var out cypherOutput
-	text := callOK(t, c, toolCypher, map[string]any{"query": "MATCH (n) RETURN n", "max_rows": 1000}, &out)
-	if !out.Truncated || out.TruncatedBy != "bytes" || out.RowCount == 0 || out.RowCount >= 31 || !strings.Contains(out.Message, "SKIP") {
-		t.Errorf("cut rows: %d rows, %s %q", out.RowCount, out.TruncatedBy, out.Message)
+	size := func(res *mcp.CallToolResult) int {
+		b, _ := json.Marshal(res)
+		return len(b)
 	}
-	if len(text) > 8<<10 {
-		t.Errorf("text of %d bytes", len(text))
+	pages := func(name string, args map[string]any) []map[string]any {
+		t.Helper()
+		return allPages(t, c, name, args, budget)
 	}
-	var search searchOutput
-	callOK(t, c, toolSearch, map[string]any{"query": "search ranking crawler", "target": "chunks", "k": 50}, &search)
-	if !search.Truncated || len(search.Hits) >= 50 {
-		t.Errorf("search hits %d, truncated %v", len(search.Hits), search.Truncated)
+	rows := pages(toolCypher, map[string]any{"query": "MATCH (n) RETURN id(n) AS id, n ORDER BY id", "max_rows": 1000})
+	var paths []string
+	for _, p := range rows {
+		for _, r := range p["rows"].([]any) {
+			paths = append(paths, r.([]any)[0].(string))
+		}
+	}
+	var count cypherOutput
+	callOK(t, c, toolCypher, map[string]any{"query": "MATCH (n) RETURN count(n)"}, &count)
+	if len(rows) < 2 || float64(len(paths)) != count.Rows[0][0].(float64) || !slices.IsSorted(paths) || len(slices.Compact(slices.Clone(paths))) != len(paths) {
+		t.Errorf("%d pages, %d rows of %v", len(rows), len(paths), count.Rows)
+	}
+	hits := pages(toolSearch, map[string]any{"query": "search ranking crawler", "target": "chunks", "k": 40})
+	n := 0
+	for _, p := range hits {
+		n += len(p["hits"].([]any))
+	}
+	if len(hits) < 2 || n != 40 {
+		t.Errorf("search: %d hits in %d pages", n, len(hits))
+	}
+
+	// Cursors are checked.
+	args := map[string]any{"query": "MATCH (n) RETURN id(n) AS id, n ORDER BY id", "max_rows": 1000}
+	cursor := rows[0]["next"].(map[string]any)["cursor"].(string)
+	for _, tc := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"query": "MATCH (n) RETURN n", "cursor": cursor}, "other arguments"},
+		{map[string]any{"query": args["query"], "max_rows": 1000, "cursor": "x"}, "not one this server handed out"},
+		{map[string]any{"query": args["query"], "max_rows": 1000, "cursor": "9999" + cursor[strings.IndexByte(cursor, '.'):]}, "past the end"},
+	} {
+		if msg := callErr(t, c, toolCypher, tc.args); !strings.Contains(msg, tc.want) {
+			t.Errorf("cursor %v: %s", tc.args["cursor"], msg)
+		}
 	}
 
 	// A long note is read in parts that add up to the whole.
-	var whole, part noteOutput
-	callOK(t, c, toolReadNote, map[string]any{"path": "Projects/Search.md", "max_bytes": 200000}, &whole)
 	var got strings.Builder
+	var part noteOutput
 	next := 0
 	for i := 0; ; i++ {
-		callOK(t, c, toolReadNote, map[string]any{"path": "Projects/Search.md", "offset": next, "max_bytes": 1500}, &part)
-		got.WriteString(part.Content)
+		res := call(t, c, toolReadNote, map[string]any{"path": "Projects/Search.md", "offset": next})
+		if size(res) > budget || len(res.Content) != 2 {
+			t.Fatalf("part %d: %d bytes, %d blocks", i, size(res), len(res.Content))
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		json.Unmarshal(b, &part)
+		got.WriteString(res.Content[1].(mcp.TextContent).Text)
 		if !part.ContentTruncated {
 			break
 		}
-		if part.NextOffset <= next || i > 20 {
-			t.Fatalf("no progress at offset %d", next)
+		if part.NextOffset <= next || i > 20 || !strings.Contains(part.Hint, "offset "+strconv.Itoa(part.NextOffset)) {
+			t.Fatalf("no progress at offset %d: %+v", next, part)
 		}
 		next = part.NextOffset
 	}
-	// The whole note does not fit 8 KiB as JSON: its first read is cut.
-	if got.Len() != whole.ContentBytes || !strings.HasPrefix(got.String(), whole.Content) || !whole.ContentTruncated || whole.ContentBytes < 5000 {
-		t.Errorf("parts add up to %d bytes, the note has %d", got.Len(), whole.ContentBytes)
+	if next == 0 || got.Len() != part.ContentBytes {
+		t.Errorf("parts add up to %d bytes, the note has %d", got.Len(), part.ContentBytes)
+	}
+}
+
+// allPages calls a tool following its cursors and returns each page's
+// structured content, checking that each fits budget (when not 0) and
+// that its text is the structured content's JSON.
+func allPages(t *testing.T, c *client.Client, name string, args map[string]any, budget int) []map[string]any {
+	t.Helper()
+	var all []map[string]any
+	for i := 0; ; i++ {
+		res := call(t, c, name, args)
+		b, _ := json.Marshal(res)
+		if res.IsError || (budget > 0 && len(b) > budget) {
+			t.Fatalf("%s page %d: error %v, %d bytes: %s", name, i, res.IsError, len(b), resultText(res))
+		}
+		var page, text map[string]any
+		b, _ = json.Marshal(res.StructuredContent)
+		json.Unmarshal(b, &page)
+		if err := json.Unmarshal([]byte(resultText(res)), &text); err != nil || !reflect.DeepEqual(text, page) {
+			t.Errorf("%s: the text is not the structured content's JSON: %v", name, err)
+		}
+		all = append(all, page)
+		next, ok := page["next"].(map[string]any)
+		if !ok {
+			return all
+		}
+		hint, _ := next["hint"].(string)
+		cursor, _ := next["cursor"].(string)
+		if i > 50 || cursor == "" || !strings.Contains(hint, cursor) {
+			t.Fatalf("%s: no end after %d pages, or a hint without the cursor: %v", name, i, next)
+		}
+		args = maps.Clone(args)
+		args["cursor"] = cursor
 	}
 }
