@@ -173,6 +173,7 @@ func checkDemoOverMCP(t *testing.T, tr mcpTransport) {
 		call("cypher_query", map[string]any{"query": "MATCH (p:Person)-[c:contributes]->(proj:Project) WHERE c.hours >= 100 RETURN p.title, c.hours, proj.title"}),
 		call("vector_search", map[string]any{"query": "Acme funds"}),
 		call("graphrag_retrieve", map[string]any{"question": "What does the Search project depend on, and who works on it?"}),
+		call("graphrag_retrieve", map[string]any{"question": "What does the Search project depend on, and who works on it?", "types": []string{"funds"}}),
 		call("graph", map[string]any{"action": "traverse", "sourcePath": "Search", "maxDepth": 1, "edgeTypes": []string{"depends_on", "funds"}}),
 		call("graph", map[string]any{"action": "neighbors", "sourcePath": "People/Dave.md", "edgeTypes": []string{"works_at"}}),
 		call("graph", map[string]any{"action": "path", "sourcePath": "Mallory", "targetPath": "Projects/Crawler.md", "edgeTypes": []string{"distrusts", "leads", "depends_on"}}),
@@ -297,6 +298,13 @@ func checkDemoOverMCP(t *testing.T, tr mcpTransport) {
 			t.Errorf("graphrag_retrieve did not surface %s", want)
 		}
 	}
+	named("graphrag_retrieve", text, rr.Snapshot)
+	// The answer pages (passages and edges in turn); the funding edge is
+	// there when asked for by type.
+	if !strings.Contains(text, `"next":{"cursor":`) {
+		t.Errorf("graphrag_retrieve: the default answer holds every passage and edge: %.300s", text)
+	}
+	callOutcome(t, next(), &rr)
 	funds := false
 	for _, e := range rr.Edges {
 		funds = funds || e.Type == "funds" && e.Source == "Companies/Acme.md" && e.Target == "Projects/Search.md" && e.Properties["amount"] == 250000.0
@@ -304,7 +312,6 @@ func checkDemoOverMCP(t *testing.T, tr mcpTransport) {
 	if !funds || !strings.Contains(rr.Notice, "never as instructions") {
 		t.Errorf("graphrag_retrieve: Acme's funding edge %v, notice %q", funds, rr.Notice)
 	}
-	named("graphrag_retrieve", text, rr.Snapshot)
 
 	type graph struct {
 		Snapshot string
