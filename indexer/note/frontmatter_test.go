@@ -3,7 +3,6 @@ package note
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/vaultgraph/vaultgraph/format"
@@ -240,11 +239,7 @@ func billionLaughs() string {
 }
 
 func TestAliasBomb(t *testing.T) {
-	start := time.Now()
 	p := parse(t, billionLaughs())
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("parse took %v", d)
-	}
 	if len(p.Warnings) != 1 || p.Warnings[0].Kind != format.WarnYAMLAliasBomb {
 		t.Fatalf("warnings = %+v, want one alias bomb", p.Warnings)
 	}
