@@ -7,7 +7,7 @@ demo:
 
 # The test command README and CI use.
 test:
-    go test ./...
+    go test -timeout 30m ./...
 
 # Everything a change must pass before it lands.
 check:
