@@ -59,6 +59,9 @@ func (a *argsSchema) check(req mcp.CallToolRequest) error {
 	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		raw = []byte("{}")
 	}
+	if err := checkArgsSize(a.tool, raw); err != nil {
+		return err
+	}
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return agentErrorf("the arguments of %s are not valid JSON: %s", a.tool, err)
@@ -92,4 +95,71 @@ func leaves(e *jsonschema.ValidationError, out *[]string) {
 		return
 	}
 	*out = append(*out, where+": "+msg)
+}
+
+// Bounds on a tool call's arguments as a whole, checked on the raw JSON
+// before anything decodes them further; package cypher bounds query
+// parameters more tightly (cypher.CheckParams).
+const (
+	// maxArgsBytes bounds the arguments' JSON text.
+	maxArgsBytes = 2 << 20
+	// maxArgsDepth bounds the nesting of objects and lists; the arguments
+	// object is depth 1, so params values get the 32 levels cypher allows.
+	maxArgsDepth = 34
+	// maxArgsValues bounds the values (scalars, list items, object
+	// members) in the arguments.
+	maxArgsValues = 50_000
+)
+
+// checkArgsSize refuses arguments longer, deeper or with more values than
+// the bounds above, naming the bound.
+func checkArgsSize(tool string, raw []byte) error {
+	if len(raw) > maxArgsBytes {
+		return agentErrorf("the arguments of %s are %d bytes, more than the %d MiB a call may send; send less", tool, len(raw), maxArgsBytes>>20)
+	}
+	depth, values := 0, 0
+	inString, escaped, inValue := false, false, false
+	for _, c := range raw {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+			if !inValue {
+				values++
+			}
+			inValue = true
+		case '[', '{':
+			depth++
+			values++
+			inValue = false
+			if depth > maxArgsDepth {
+				return agentErrorf("the arguments of %s are nested more than %d lists or objects deep; flatten them", tool, maxArgsDepth)
+			}
+		case ']', '}':
+			depth--
+			inValue = true
+		case ',', ':':
+			inValue = false
+		case ' ', '\t', '\n', '\r':
+		default:
+			if !inValue {
+				values++
+			}
+			inValue = true
+		}
+		if values > maxArgsValues {
+			return agentErrorf("the arguments of %s hold more than %d values; send fewer", tool, maxArgsValues)
+		}
+	}
+	return nil
 }

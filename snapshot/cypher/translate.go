@@ -43,6 +43,9 @@ func Translate(q *Query, g *format.Graph, params map[string]any, opts Options) (
 	if g == nil {
 		return nil, &Error{Kind: KindUnsupported, Message: "the snapshot has no graph database"}
 	}
+	if err := CheckParams(params); err != nil {
+		return nil, err
+	}
 	t := &translator{s: newSchema(g), params: params, opts: opts, names: q.names}
 	return t.run(q)
 }

@@ -1,0 +1,34 @@
+package serve_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// nestedJSON is a JSON list nested depth deep around 1.
+func nestedJSON(depth int) string {
+	return strings.Repeat("[", depth) + "1" + strings.Repeat("]", depth)
+}
+
+// TestNestedParameters sends the 2 KB request that made the graph engine
+// crash (a parameter nested 1,000 deep) to /query and, as search params,
+// to /search: each is a 400 naming the limit, and the server keeps
+// answering queries.
+func TestNestedParameters(t *testing.T) {
+	data, _ := demoData(t)
+	ts := startServer(t, data, serverConfig{})
+	for _, c := range []struct{ path, body string }{
+		{"/query", `{"query": "RETURN $p AS x", "params": {"p": ` + nestedJSON(1000) + `}}`},
+		{"/query", `{"query": "RETURN 1 AS x", "params": {"unused": ` + nestedJSON(500) + `}}`},
+		{"/search", `{"query": "search", "then": "RETURN $p AS x", "params": {"p": ` + nestedJSON(1000) + `}}`},
+	} {
+		r := ts.post(c.path, c.body)
+		if r.status != 400 || !strings.Contains(r.errorMessage(), "nested more than 32 lists or maps deep") {
+			t.Errorf("POST %s with a nested parameter = %d %s", c.path, r.status, r.body)
+		}
+	}
+	r := ts.post("/query", `{"query": "RETURN $p AS x", "params": {"p": `+nestedJSON(3)+`}}`)
+	if r.status != 200 || !strings.Contains(string(r.body), "[[[1]]]") {
+		t.Errorf("a query after the refused ones = %d %s", r.status, r.body)
+	}
+}
