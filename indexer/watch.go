@@ -108,6 +108,12 @@ func Watch(ctx context.Context, opts Options, wopts WatchOptions) error {
 		src.dirty.take()
 		res, err := Run(ctx, opts)
 		if ctx.Err() != nil {
+			// A run that published before the context ended is still
+			// reported: its snapshot exists, and a caller stopping on
+			// SIGTERM must not lose the line that names it.
+			if err == nil && res != nil {
+				wopts.OnRun(res, nil)
+			}
 			return nil
 		}
 		wopts.OnRun(res, err)

@@ -718,3 +718,47 @@ func TestWatchPollDebouncesBursts(t *testing.T) {
 	}
 	t.Logf("%d saves, %d runs, %d snapshots", saves, len(runs), len(snapshotDirs(t, data))-1)
 }
+
+// cancelOnPublish is a log handler that cancels a context when the run
+// logs that it published a snapshot, the moment a SIGTERM can arrive
+// between a publish and its report.
+type cancelOnPublish struct{ cancel context.CancelFunc }
+
+func (h cancelOnPublish) Enabled(context.Context, slog.Level) bool { return true }
+func (h cancelOnPublish) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == "published snapshot" {
+		h.cancel()
+	}
+	return nil
+}
+func (h cancelOnPublish) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h cancelOnPublish) WithGroup(string) slog.Handler      { return h }
+
+// TestWatchReportsARunCanceledAfterPublishing cancels Watch right after
+// its first run published: OnRun still gets that run, so the snapshot it
+// published is reported (TestIndexWatch in cmd/vaultgraph flaked on this).
+func TestWatchReportsARunCanceledAfterPublishing(t *testing.T) {
+	vault, data := t.TempDir(), t.TempDir()
+	if _, err := vaultgen.Generate(vault, vaultgen.Config{Notes: 20, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var got []*Result
+	err := Watch(ctx, Options{Vault: vault, Data: data, Log: slog.New(cancelOnPublish{cancel})},
+		WatchOptions{OnRun: func(r *Result, err error) {
+			if err != nil {
+				t.Errorf("OnRun error: %v", err)
+			}
+			got = append(got, r)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Unchanged || got[0].ID == "" {
+		t.Fatalf("OnRun got %v, want the published run", got)
+	}
+	if _, err := os.Stat(got[0].Dir); err != nil {
+		t.Errorf("reported snapshot: %v", err)
+	}
+}
