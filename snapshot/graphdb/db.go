@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -31,11 +32,13 @@ type Options struct {
 	// (DefaultQueryBufferPool when 0); Kuzu's own default takes 80% of
 	// the machine's memory.
 	BufferPoolSize uint64
-	// Threads caps the worker threads of the engine and of each query
-	// (DefaultThreads when 0).
+	// Threads caps the worker threads of each query (DefaultThreads when
+	// 0). The engine gets Threads workers for every connection, so that
+	// each running query has its own (see DB).
 	Threads int
-	// Connections bounds the queries that run at once (4 when 0); more
-	// wait for a connection, or for their context to end.
+	// Connections bounds the queries that run at once (the number of
+	// cores when 0); more wait for a connection, or for their context to
+	// end.
 	Connections int
 	// Timeout is the default time limit of a query (30s when 0).
 	Timeout time.Duration
@@ -45,10 +48,13 @@ type Options struct {
 
 // Defaults of Options.
 const (
-	DefaultConnections = 4
-	DefaultTimeout     = 30 * time.Second
-	DefaultMaxRows     = 1000
+	DefaultTimeout = 30 * time.Second
+	DefaultMaxRows = 1000
 )
+
+// DefaultConnections is the size of a DB's connection pool when
+// Options.Connections is 0: one query per core.
+func DefaultConnections() int { return runtime.GOMAXPROCS(0) }
 
 func (o Options) withDefaults() Options {
 	if o.BufferPoolSize == 0 {
@@ -58,7 +64,7 @@ func (o Options) withDefaults() Options {
 		o.Threads = DefaultThreads
 	}
 	if o.Connections <= 0 {
-		o.Connections = DefaultConnections
+		o.Connections = DefaultConnections()
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
@@ -70,22 +76,42 @@ func (o Options) withDefaults() Options {
 }
 
 // DB is a snapshot's graph database opened read-only. It is safe for
-// concurrent use: each query takes one of a fixed set of connections.
-// Close it when done; it holds native memory the garbage collector does not
-// see.
+// concurrent use: each query takes one connection of a pool of
+// Options.Connections.
+//
+// No query holds up another for longer than the other's own timeout.
+// Kuzu's worker threads are shared by the connections of a database, and a
+// query whose pipelines keep every worker busy (a join over most edges)
+// would leave a point lookup waiting for a worker until it ends; so the
+// engine gets Options.Threads workers per connection, and every running
+// query finds its own. A query's timeout covers every step: Kuzu
+// interrupts only the execution of a query, not the parsing, binding and
+// planning, so when the timeout ends first Run returns and leaves the
+// connection to finish the engine call alone (its inputs are bounded, see
+// cypher.CheckParams), opening a spare connection in its place so that the
+// pool stays full; at most Options.Connections spares exist at once.
+//
+// Close it when done; it holds native memory the garbage collector does
+// not see.
 type DB struct {
 	db       *kuzu.Database
 	graph    *format.Graph
 	snapshot string
 	opts     Options
-	conns    chan *kuzu.Connection
-	nconns   int
-	names    *names
+	// conns holds the idle connections; its capacity is 2*Connections,
+	// the pool and its spares.
+	conns chan *kuzu.Connection
+	names *names
 
-	mu     sync.Mutex
+	mu sync.Mutex
+	// nconns counts the open connections, idle, running or abandoned.
+	nconns int
 	closed bool
 	// done is closed by Close, waking queries that wait for a connection.
 	done chan struct{}
+	// beforeEngine, when set (by tests), is called with the translated
+	// query right before the engine gets it.
+	beforeEngine func(query string)
 }
 
 // Open opens the graph database of the snapshot in dir read-only. It checks
@@ -117,22 +143,30 @@ func OpenFile(path string, g *format.Graph, opts Options) (*DB, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s is missing", ErrNoGraph, path)
 	}
-	kdb, err := openReadOnly(path, opts.BufferPoolSize, opts.Threads)
+	kdb, err := openReadOnly(path, opts.BufferPoolSize, opts.Threads*opts.Connections)
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{db: kdb, graph: g, opts: opts, conns: make(chan *kuzu.Connection, opts.Connections), names: newNames(g), done: make(chan struct{})}
+	db := &DB{db: kdb, graph: g, opts: opts, conns: make(chan *kuzu.Connection, 2*opts.Connections), names: newNames(g), done: make(chan struct{})}
 	for range opts.Connections {
-		conn, err := kuzu.OpenConnection(kdb)
+		conn, err := db.open()
 		if err != nil {
-			conn.Close()
-			return nil, errors.Join(fmt.Errorf("open graph connection: %w", err), db.Close())
+			return nil, errors.Join(err, db.Close())
 		}
-		conn.SetMaxNumThreads(uint64(opts.Threads))
 		db.conns <- conn
 		db.nconns++
 	}
 	return db, nil
+}
+
+func (db *DB) open() (*kuzu.Connection, error) {
+	conn, err := kuzu.OpenConnection(db.db)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("open graph connection: %w", err)
+	}
+	conn.SetMaxNumThreads(uint64(db.opts.Threads))
+	return conn, nil
 }
 
 // openReadOnly opens the engine in read-only mode, the first of the two
@@ -177,11 +211,42 @@ func (db *DB) acquire(ctx context.Context) (*kuzu.Connection, error) {
 	}
 }
 
-func (db *DB) release(conn *kuzu.Connection) { db.conns <- conn }
+// release returns a connection to the pool; one the pool has no room for
+// (a spare, once the query it replaced has ended) is closed.
+func (db *DB) release(conn *kuzu.Connection) {
+	db.mu.Lock()
+	if !db.closed && db.nconns > db.opts.Connections {
+		db.nconns--
+		db.mu.Unlock()
+		conn.Close()
+		return
+	}
+	db.mu.Unlock()
+	db.conns <- conn
+}
+
+// abandon is called when a query's timeout ends while its connection is
+// still inside the engine: the connection comes back through release when
+// the engine returns, and a spare takes its place meanwhile, unless
+// Connections spares are already open.
+func (db *DB) abandon() {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.closed || db.nconns >= 2*db.opts.Connections {
+		return
+	}
+	conn, err := db.open()
+	if err != nil {
+		return // the pool is one short until the abandoned query ends
+	}
+	db.nconns++
+	db.conns <- conn
+}
 
 // Close waits for running queries to finish (their timeouts bound the
-// wait), then closes every connection and the database. Queries that
-// start after Close get ErrClosed. Close is idempotent.
+// wait; a query whose timeout ended inside the engine is waited for until
+// the engine returns), then closes every connection and the database.
+// Queries that start after Close get ErrClosed. Close is idempotent.
 func (db *DB) Close() error {
 	db.mu.Lock()
 	if db.closed {
@@ -190,10 +255,12 @@ func (db *DB) Close() error {
 	}
 	db.closed = true
 	close(db.done)
+	n := db.nconns
 	db.mu.Unlock()
 	// Every connection is either in the channel or held by a running
-	// query, which puts it back when done.
-	for range db.nconns {
+	// query, which puts it back when done; none opens or closes after
+	// closed is set.
+	for range n {
 		conn := <-db.conns
 		conn.Close()
 	}

@@ -26,6 +26,12 @@ func denseDB(t *testing.T) *DB {
 // size.
 func openDense(t *testing.T, bufferPool uint64) *DB {
 	t.Helper()
+	return openDenseWith(t, Options{BufferPoolSize: bufferPool, Connections: 2})
+}
+
+// openDenseWith opens the graph of denseDB with opts.
+func openDenseWith(t *testing.T, opts Options) *DB {
+	t.Helper()
 	var notes []format.Note
 	var edges []format.Edge
 	for i := range 25 {
@@ -43,7 +49,7 @@ func openDense(t *testing.T, bufferPool uint64) *DB {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := OpenFile(filepath.Join(dir, format.GraphFile), g, Options{BufferPoolSize: bufferPool, Connections: 2})
+	db, err := OpenFile(filepath.Join(dir, format.GraphFile), g, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,14 +27,22 @@
 // Querying (Open, DB.Query, DB.Run) is read-only twice over: the engine is
 // opened with ReadOnly set, and package cypher refuses write clauses and
 // procedure calls before the engine sees them. A DB is safe for concurrent
-// use; it holds a fixed pool of connections, which bounds the queries that
-// run at once, and a buffer pool sized by Options (Kuzu's own default would
+// use; it holds a pool of connections (one per core by default), which
+// bounds the queries that run at once, worker threads enough for each of
+// them (so a heavy query never holds up a light one), and a buffer pool
+// sized by Options (Kuzu's own default would
 // take 80% of the machine's memory). The queries running at once share the
 // pool; one that finds it full fails with KindOutOfMemory, which callers
 // report as worth retrying (or as a reason for a larger pool), never as a
 // fault of the query.
 //
+// A query's timeout covers parsing, binding, planning and the conversion
+// of its rows, not only the execution Kuzu can interrupt: Run returns at
+// the deadline, and a connection still inside the engine finishes alone
+// while a spare takes its place.
+//
 // Kuzu runs in this process through cgo. A crash inside it ends the
 // process; package cypher rewrites the inputs known to crash Kuzu 0.11.3
-// (functions given an untyped null), see its documentation.
+// (functions given an untyped null) and bounds parameter values (a list
+// nested 1,000 deep overflows Kuzu's parser), see its documentation.
 package graphdb

@@ -58,10 +58,30 @@ func (db *DB) Run(ctx context.Context, req Request) (*Result, error) {
 		}
 		return nil, db.contextError(ctx, req.Timeout, "waiting for a free connection")
 	}
-	defer db.release(conn)
-	res, err := db.execute(ctx, conn, tr, req)
-	if err != nil {
-		return nil, err
+	type outcome struct {
+		res *Result
+		err error
+	}
+	ran := make(chan outcome, 1)
+	go func() {
+		defer db.release(conn)
+		res, err := db.execute(ctx, conn, tr, req)
+		ran <- outcome{res, err}
+	}()
+	var res *Result
+	select {
+	case o := <-ran:
+		if o.err != nil {
+			return nil, o.err
+		}
+		res = o.res
+	case <-ctx.Done():
+		// The engine has not returned: Kuzu interrupts execution only, so
+		// the query may still be parsing, binding or planning, or
+		// converting its rows. It finishes alone; a spare connection
+		// takes its place.
+		db.abandon()
+		return nil, db.contextError(ctx, req.Timeout, "")
 	}
 	res.Snapshot = db.snapshot
 	res.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
@@ -78,6 +98,9 @@ func (db *DB) execute(ctx context.Context, conn *kuzu.Connection, tr *cypher.Tra
 	// when ctx ends first (a client that went away).
 	conn.SetTimeout(uint64(ms))
 	stop := watch(ctx, conn)
+	if db.beforeEngine != nil {
+		db.beforeEngine(tr.Query)
+	}
 	qr, err := conn.Query(tr.Query)
 	stop()
 	if qr != nil {
