@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -94,6 +95,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	warnIfEmptied(parent, len(read), vault, opts)
 	tables.warnings = append(tables.warnings, walkWarnings...)
 	m := &format.Manifest{
 		Created:     time.Now().UTC(),
@@ -120,6 +122,22 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	return res, nil
 }
 
+// manyNotes is the parent's note count above which a run that finds no
+// note at all is warned about.
+const manyNotes = 10
+
+// warnIfEmptied warns when a run reads no note where the parent snapshot
+// had many: a vault that is not mounted, or the wrong folder. The run
+// still publishes (an emptied vault is a real state), and older snapshots
+// keep the notes until gc removes them.
+func warnIfEmptied(parent *snapshot.Snapshot, notes int, vault string, opts Options) {
+	if notes > 0 || parent == nil || parent.Manifest.Counts.Notes < manyNotes {
+		return
+	}
+	opts.Log.Warn("publishing a snapshot with 0 notes over one with many; is --vault the right folder (and mounted)?",
+		"vault", vault, "parent", parent.ID, "parent_notes", parent.Manifest.Counts.Notes)
+}
+
 func unchangedResult(parent *snapshot.Snapshot, start time.Time) *Result {
 	return &Result{ID: parent.ID, Dir: parent.Dir, Parent: parent.Manifest.Parent, Unchanged: true,
 		Manifest: parent.Manifest, Elapsed: time.Since(start)}
@@ -141,8 +159,18 @@ func stalledResult(parent *snapshot.Snapshot, start time.Time, t *tables, void *
 	return res
 }
 
+// CheckDirs returns the error Run would return for these directories
+// before writing anything: a missing vault, or one wrapping
+// ErrMisplacedData. Watch retries failed runs, so a caller that starts a
+// watch checks first.
+func CheckDirs(vaultDir, dataDir string) error {
+	_, _, err := checkDirs(vaultDir, dataDir)
+	return err
+}
+
 // checkDirs resolves the vault and data directories and refuses a data
-// directory inside the vault: the indexer never writes to the vault.
+// directory inside the vault, or one that looks swapped with the vault:
+// the indexer never writes to the vault.
 func checkDirs(vaultDir, dataDir string) (vault, data string, err error) {
 	if vaultDir == "" || dataDir == "" {
 		return "", "", errors.New("both --vault and --data are required")
@@ -165,7 +193,58 @@ func checkDirs(vaultDir, dataDir string) (vault, data string, err error) {
 	if err := DataOutsideVault(vault, data); err != nil {
 		return "", "", err
 	}
+	if err := notSwapped(vault, data); err != nil {
+		return "", "", err
+	}
 	return vault, data, nil
+}
+
+// ErrMisplacedData is returned (wrapped) by Run and DataOutsideVault when
+// the data directory is inside the vault, or the two look swapped: a data
+// directory that holds notes, or a vault that holds a data directory's
+// snapshots or lock. Nothing has been written then; callers report it as a
+// usage error.
+var ErrMisplacedData = errors.New("vault and data directories misplaced")
+
+// notSwapped refuses a vault that holds what a data directory holds
+// (index.lock, or snapshots/ with a published snapshot in it) and a data
+// directory that holds notes, before the lock (the first write) is taken:
+// "index --vault DATA --data VAULT" would otherwise write into the vault.
+func notSwapped(vault, data string) error {
+	if _, err := os.Lstat(filepath.Join(vault, format.LockFile)); err == nil {
+		return fmt.Errorf("%w: the vault %s holds %s, as a data directory does; are --vault and --data swapped?", ErrMisplacedData, vault, format.LockFile)
+	}
+	if entries, err := snapshot.List(vault); err == nil && len(entries) > 0 {
+		return fmt.Errorf("%w: the vault %s holds snapshots/ with %d snapshots, as a data directory does; are --vault and --data swapped?", ErrMisplacedData, vault, len(entries))
+	}
+	if note := findNote(data); note != "" {
+		return fmt.Errorf("%w: the data directory %s holds notes (%s); are --vault and --data swapped? (vaultgraph writes only snapshots there)", ErrMisplacedData, data, note)
+	}
+	return nil
+}
+
+// findNote returns the path of a Markdown file in dir, outside its
+// snapshots, among the first few thousand entries, or "".
+func findNote(dir string) string {
+	found, seen := "", 0
+	errStop := errors.New("stop")
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if seen++; seen > 5000 {
+			return errStop
+		}
+		if d.IsDir() && p != dir && (d.Name() == format.SnapshotsDir || strings.HasPrefix(d.Name(), ".")) {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(strings.ToLower(d.Name()), ".md") {
+			found = p
+			return errStop
+		}
+		return nil
+	})
+	return found
 }
 
 // DataOutsideVault refuses a data directory (which need not exist yet)
@@ -181,7 +260,7 @@ func DataOutsideVault(vault, data string) error {
 		realData = r
 	}
 	if realData == realVault || strings.HasPrefix(realData, realVault+string(filepath.Separator)) {
-		return fmt.Errorf("data directory %s is inside the vault %s; put it elsewhere (vaultgraph never writes to the vault)", data, vault)
+		return fmt.Errorf("%w: data directory %s is inside the vault %s; put it elsewhere (vaultgraph never writes to the vault)", ErrMisplacedData, data, vault)
 	}
 	return nil
 }

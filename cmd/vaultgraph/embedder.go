@@ -68,7 +68,10 @@ func embedStage(c *cli.Context) (indexer.Stage, error) {
 	}
 	e, err := embed.New(spec, embedConfig(c))
 	if err != nil {
-		return nil, err
+		// embed.New only reads its configuration (it contacts no
+		// server), so what it refuses is a bad --embedder value or
+		// embedder setting.
+		return nil, usageError(err)
 	}
 	return &indexer.EmbedStage{Embedder: e, Reembed: c.Bool("reembed"), Progress: progressWriter(c)}, nil
 }

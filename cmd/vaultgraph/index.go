@@ -49,6 +49,9 @@ func runIndex(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := indexer.CheckDirs(opts.Vault, opts.Data); errors.Is(err, indexer.ErrMisplacedData) {
+		return usageError(err)
+	}
 	var push bucket.Bucket
 	if url := c.String("push"); url != "" {
 		if push, err = openBucket(c.Context, url); err != nil {

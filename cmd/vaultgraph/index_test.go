@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -134,4 +137,77 @@ func copyDemoVault(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+// treeOf lists every path under dir with its size, to show that a command
+// wrote nothing there.
+func treeOf(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		out = append(out, fmt.Sprintf("%s %d", p, info.Size()))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestIndexRefusesSwappedDirs runs index with --vault and --data swapped,
+// both ways the mistake shows (a data directory that holds notes, a vault
+// that holds snapshots): exit 2, and nothing is written to either.
+func TestIndexRefusesSwappedDirs(t *testing.T) {
+	vault, data := copyDemoVault(t), t.TempDir()
+	vgOK(t, "index", "--vault", vault, "--data", data)
+	beforeVault, beforeData := treeOf(t, vault), treeOf(t, data)
+	for _, args := range [][]string{
+		{"index", "--vault", data, "--data", vault},
+		{"index", "--vault", data, "--data", t.TempDir()},
+		{"index", "--vault", t.TempDir(), "--data", vault},
+		{"index", "--watch", "--vault", data, "--data", vault},
+	} {
+		r := vg(t, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "swapped") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 saying the directories look swapped", args, r.code, r.stderr)
+		}
+	}
+	if after := treeOf(t, vault); !slices.Equal(after, beforeVault) {
+		t.Errorf("the vault changed:\n%v\n%v", beforeVault, after)
+	}
+	if after := treeOf(t, data); !slices.Equal(after, beforeData) {
+		t.Errorf("the data directory changed:\n%v\n%v", beforeData, after)
+	}
+}
+
+// TestIndexWarnsOnEmptiedVault indexes a vault, empties it and indexes
+// again: the run publishes but warns that 0 notes replace many.
+func TestIndexWarnsOnEmptiedVault(t *testing.T) {
+	vault, data := copyDemoVault(t), t.TempDir()
+	vgOK(t, "index", "--vault", vault, "--data", data)
+	empty := t.TempDir()
+	r := vgOK(t, "index", "--vault", empty, "--data", data)
+	if !strings.Contains(r.stderr, "0 notes over one with many") {
+		t.Errorf("no warning for an emptied vault: %q", r.stderr)
+	}
+}
+
+// TestIndexBadEmbedderIsUsage checks that an --embedder value naming no
+// embedder is a usage error (exit 2), as the README promises.
+func TestIndexBadEmbedderIsUsage(t *testing.T) {
+	data := t.TempDir()
+	r := vg(t, "index", "--embedder", "nonsense", "--vault", repoPath("testdata/demo-vault"), "--data", data)
+	if r.code != 2 || !strings.Contains(r.stderr, "unknown embedder") {
+		t.Errorf("--embedder nonsense: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if entries, _ := os.ReadDir(data); len(entries) != 0 {
+		t.Errorf("--embedder nonsense wrote %v", entries)
+	}
 }
