@@ -1,6 +1,9 @@
 package serve_test
 
 import (
+	"fmt"
+	"io"
+	"net"
 	"strings"
 	"testing"
 )
@@ -30,5 +33,33 @@ func TestNestedParameters(t *testing.T) {
 	r := ts.post("/query", `{"query": "RETURN $p AS x", "params": {"p": `+nestedJSON(3)+`}}`)
 	if r.status != 200 || !strings.Contains(string(r.body), "[[[1]]]") {
 		t.Errorf("a query after the refused ones = %d %s", r.status, r.body)
+	}
+}
+
+// TestNoHostHeaderIsRefused sends HTTP/1.0 requests without a Host header
+// to a token-less server, which only the Host header guards against DNS
+// rebinding: 403 saying what to send; /health still answers.
+func TestNoHostHeaderIsRefused(t *testing.T) {
+	data, _ := demoData(t)
+	ts := startServer(t, data, serverConfig{})
+	addr := strings.TrimPrefix(ts.url, "http://")
+	for path, want := range map[string]string{"/status": "403", "/health": "200"} {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(conn, "GET %s HTTP/1.0\r\n\r\n", path)
+		b, err := io.ReadAll(conn)
+		conn.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		status, _, _ := strings.Cut(string(b), "\r\n")
+		if !strings.Contains(status, " "+want+" ") {
+			t.Errorf("GET %s without Host: %q, want %s", path, b, want)
+		}
+		if want == "403" && !strings.Contains(string(b), "no Host header") {
+			t.Errorf("GET %s without Host: %q does not say why", path, b)
+		}
 	}
 }

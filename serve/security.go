@@ -109,7 +109,14 @@ func (s *Server) authorize(c *fiber.Ctx) *apiError {
 			"a web page of origin %s may not read this server (allow it with --cors-origin %s)", origin, origin)
 	}
 	if s.token == nil {
-		if !s.hostAllowed(string(c.Request().Host())) {
+		host := string(c.Request().Host())
+		if host == "" {
+			// Without a token the Host header is the only guard against
+			// DNS rebinding; a request that sends none cannot be checked.
+			return newError(fiber.StatusForbidden, KindForbidden,
+				"the request has no Host header; send one naming the server (localhost or 127.0.0.1), or configure a token")
+		}
+		if !s.hostAllowed(host) {
 			return newError(fiber.StatusForbidden, KindForbidden,
 				"Host header is not a loopback name; this server takes only local requests (use --allow-host, or configure a token)")
 		}
@@ -150,9 +157,6 @@ func (s *Server) originAllowed(origin, host string) bool {
 }
 
 func (s *Server) hostAllowed(hostport string) bool {
-	if hostport == "" {
-		return true // HTTP/1.0 clients; browsers always send Host
-	}
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h
