@@ -41,6 +41,8 @@ func newApp() *cli.App {
 		// first argument of a command missing a required option.)
 		Action:       appAction,
 		OnUsageError: onUsageError,
+		Writer:       newTextWriter(os.Stdout),
+		ErrWriter:    stderr,
 	}
 	prepareCommands(app.Commands)
 	return app
@@ -53,7 +55,7 @@ func dataFlag() cli.Flag {
 
 // logger returns the stderr logger configured by --log-level.
 func logger(c *cli.Context) *slog.Logger {
-	return newLogger(os.Stderr, logLevel(c))
+	return newLogger(stderr, logLevel(c))
 }
 
 // logLevel is --log-level, except that --quiet (of the commands that have

@@ -67,10 +67,10 @@ func runExport(c *cli.Context) error {
 		opts.Base = base.Dir
 	}
 	if out == "" {
-		if f, ok := c.App.Writer.(*os.File); ok && isTerminal(f) {
+		if f, ok := rawWriter(c.App.Writer).(*os.File); ok && isTerminal(f) {
 			return usageError(errors.New("refusing to write an archive to a terminal: redirect stdout or use -o FILE"))
 		}
-		w := &countingWriter{w: c.App.Writer}
+		w := &countingWriter{w: rawWriter(c.App.Writer)}
 		res, err := archive.Export(c.Context, w, e.Dir, opts)
 		if err != nil {
 			return err

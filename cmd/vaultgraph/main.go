@@ -47,20 +47,20 @@ func exitCode(err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil && ee.err.Error() != "" {
-			fmt.Fprintln(os.Stderr, "vaultgraph:", ee.err)
+			fmt.Fprintln(stderr, "vaultgraph:", ee.err)
 		}
 		return ee.code
 	}
 	if errors.Is(err, snapshot.ErrLocked) || errors.Is(err, bucket.ErrLocked) {
 		// EX_TEMPFAIL: another indexer holds the data directory; a timer's
 		// run that overlaps one is skipped, not failed (see schedule).
-		fmt.Fprintln(os.Stderr, "vaultgraph:", err)
+		fmt.Fprintln(stderr, "vaultgraph:", err)
 		return schedule.ExitLocked
 	}
 	if errors.Is(err, context.Canceled) {
-		fmt.Fprintln(os.Stderr, "vaultgraph: interrupted")
+		fmt.Fprintln(stderr, "vaultgraph: interrupted")
 		return 130
 	}
-	fmt.Fprintln(os.Stderr, "vaultgraph:", err)
+	fmt.Fprintln(stderr, "vaultgraph:", err)
 	return 1
 }
