@@ -1,9 +1,13 @@
 package format
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -42,6 +46,12 @@ type Manifest struct {
 	// BM25 describes the lexical index (see bm25.go); absent when the
 	// snapshot was built without the BM25 stage.
 	BM25 *BM25 `json:"bm25,omitempty"`
+	// Checksum is the sha256 (hex) of the manifest's own bytes as Encode
+	// wrote them, with this value replaced by 64 zeros; it comes last
+	// and is set by Encode. It covers what the files' checksums cannot:
+	// a manifest edited after publishing (another dimension count, a
+	// note's signature). See CheckManifestSum.
+	Checksum string `json:"manifest_sha256,omitempty"`
 }
 
 // Options are the indexer settings recorded in a manifest.
@@ -100,11 +110,72 @@ func DecodeManifest(data []byte) (*Manifest, error) {
 	return &m, nil
 }
 
-// Encode returns the manifest as indented JSON.
+// Encode returns the manifest as indented JSON, with its own checksum
+// (m.Checksum is set to it).
 func (m *Manifest) Encode() ([]byte, error) {
+	m.Checksum = zeroSum
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("encode manifest: %w", err)
 	}
-	return append(b, '\n'), nil
+	b = append(b, '\n')
+	at, ok := sumAt(b)
+	if !ok {
+		return nil, errors.New("encode manifest: no checksum field")
+	}
+	sum := sha256.Sum256(b)
+	m.Checksum = hex.EncodeToString(sum[:])
+	copy(b[at:], m.Checksum)
+	return b, nil
+}
+
+// ErrManifestSum is wrapped by CheckManifestSum's errors: a manifest
+// without its checksum, or whose bytes do not match it.
+var ErrManifestSum = errors.New("manifest checksum mismatch")
+
+// zeroSum stands for the checksum while it is computed.
+var zeroSum = strings.Repeat("0", sha256.Size*2)
+
+const sumKey = `"manifest_sha256":`
+
+// CheckManifestSum checks raw, a manifest.json as read, against the
+// checksum it holds. Snapshot readers call it before trusting a manifest:
+// a manifest edited after publishing (and one whose checksum was removed)
+// fails with an error wrapping ErrManifestSum. It reads the bytes, not a
+// re-encoding, so any byte changed outside the checksum is caught.
+func CheckManifestSum(raw []byte) error {
+	at, ok := sumAt(raw)
+	if !ok {
+		return fmt.Errorf("%w: the manifest has no manifest_sha256; it was not written by vaultgraph index, or was edited after publishing: index the vault again", ErrManifestSum)
+	}
+	want := string(raw[at : at+len(zeroSum)])
+	b := bytes.Clone(raw)
+	copy(b[at:], zeroSum)
+	sum := sha256.Sum256(b)
+	if hex.EncodeToString(sum[:]) != want {
+		return fmt.Errorf("%w: manifest.json was edited after publishing (its bytes do not match its manifest_sha256): index the vault again, or restore the snapshot from a copy", ErrManifestSum)
+	}
+	return nil
+}
+
+// sumAt returns the offset of the checksum's hex digits in b: after the
+// last "manifest_sha256": key, spaces, and a quote.
+func sumAt(b []byte) (int, bool) {
+	i := bytes.LastIndex(b, []byte(sumKey))
+	if i < 0 {
+		return 0, false
+	}
+	i += len(sumKey)
+	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+		i++
+	}
+	if i >= len(b) || b[i] != '"' || i+1+len(zeroSum) >= len(b) || b[i+1+len(zeroSum)] != '"' {
+		return 0, false
+	}
+	for _, c := range b[i+1 : i+1+len(zeroSum)] {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return 0, false
+		}
+	}
+	return i + 1, true
 }

@@ -18,6 +18,9 @@ package format
 //	   vectors section lists edges_without_vectors, the edge types given
 //	   no vector (links_to); a reader that does not know the field counts
 //	   those edges as pending.
+//	   The manifest ends with manifest_sha256, the sha256 of its own bytes
+//	   (that value zeroed); readers refuse a manifest without it or edited
+//	   after publishing (CheckManifestSum).
 const Version = 2
 
 // SupportedVersion reports whether this build can read snapshots written in

@@ -73,6 +73,11 @@ func readManifest(dir string) (*format.Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrInvalid, dir, err)
 	}
+	// After the version check, so that an old snapshot is reported as
+	// old rather than as edited.
+	if err := format.CheckManifestSum(data); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrInvalid, dir, err)
+	}
 	if m.ID != filepath.Base(dir) {
 		return nil, fmt.Errorf("%w: %s holds the manifest of snapshot %s", ErrInvalid, dir, m.ID)
 	}

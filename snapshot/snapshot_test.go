@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -110,6 +111,34 @@ func TestCorruptedSnapshot(t *testing.T) {
 		}, true},
 		{"manifest of another snapshot", func(t *testing.T, dir string) {
 			rewriteManifest(t, dir, func(m *format.Manifest) { m.ID = format.NewSnapshotID(time.Now(), m.ID) })
+		}, true},
+		// Edits of the manifest's own bytes after publishing: only its
+		// checksum catches them, and without reading any other file.
+		{"manifest edited: a count", func(t *testing.T, dir string) {
+			editManifest(t, dir, `"notes": 0`, `"notes": 7`)
+		}, true},
+		{"manifest edited: a file's sha256", func(t *testing.T, dir string) {
+			editManifest(t, dir, `"sha256": "`, `"sha256": "0`)
+		}, true},
+		{"manifest edited: a space", func(t *testing.T, dir string) {
+			editManifest(t, dir, `"id": `, `"id":  `)
+		}, true},
+		{"manifest checksum removed", func(t *testing.T, dir string) {
+			b, _ := os.ReadFile(filepath.Join(dir, format.ManifestFile))
+			i := bytes.LastIndex(b, []byte(`,`))
+			b = append(b[:i], []byte("\n}\n")...)
+			os.WriteFile(filepath.Join(dir, format.ManifestFile), b, 0o644)
+		}, true},
+		{"manifest checksum of other bytes", func(t *testing.T, dir string) {
+			// Re-encoded by hand with another count, as an editor
+			// would, keeping the old checksum text.
+			b, _ := os.ReadFile(filepath.Join(dir, format.ManifestFile))
+			m, _ := format.DecodeManifest(b)
+			old := m.Checksum
+			m.Counts.Notes = 9
+			out, _ := m.Encode()
+			out = bytes.Replace(out, []byte(m.Checksum), []byte(old), 1)
+			os.WriteFile(filepath.Join(dir, format.ManifestFile), out, 0o644)
 		}, true},
 	}
 	for _, tc := range tests {
@@ -237,5 +266,22 @@ func TestLease(t *testing.T) {
 	r2()
 	if used, _ := InUse(data, s.ID); used {
 		t.Fatal("InUse = true after every lease was released")
+	}
+}
+
+// editManifest replaces the first old in dir's manifest.json with new,
+// as a hand edit would, failing the test when old is not there.
+func editManifest(t *testing.T, dir, old, new string) {
+	t.Helper()
+	p := filepath.Join(dir, format.ManifestFile)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(old)) {
+		t.Fatalf("manifest has no %q:\n%s", old, b)
+	}
+	if err := os.WriteFile(p, bytes.Replace(b, []byte(old), []byte(new), 1), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
