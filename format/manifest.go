@@ -83,10 +83,14 @@ type NoteSignature struct {
 	Modified time.Time `json:"modified"`
 }
 
-// FileInfo is the size and sha256 (hex) of one snapshot file.
+// FileInfo is the size and sha256 (hex) of one snapshot file, and its
+// xxh64 (XXH64 with seed 0, 16 hex digits), a hash twenty times faster to
+// compute that the server checks before it swaps to a snapshot; absent in
+// snapshots written before it was recorded and in files linked from them.
 type FileInfo struct {
 	Size   int64  `json:"size"`
 	SHA256 string `json:"sha256"`
+	XXH64  string `json:"xxh64,omitempty"`
 }
 
 // DecodeManifest parses manifest.json. It returns an error wrapping

@@ -9,7 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"sync"
+
+	"github.com/cespare/xxhash/v2"
 
 	"github.com/vaultgraph/vaultgraph/format"
 )
@@ -33,10 +37,35 @@ type Snapshot struct {
 
 // OpenOptions choose how thoroughly Open checks a snapshot.
 type OpenOptions struct {
-	// VerifyChecksums recomputes the sha256 of every file. Without it only
-	// presence and sizes are checked, which is cheap and catches truncated
-	// copies.
+	// VerifyChecksums recomputes the sha256 of every file. Without it or
+	// VerifyFast only presence and sizes are checked, which is cheap and
+	// catches truncated copies.
 	VerifyChecksums bool
+	// VerifyFast recomputes the xxh64 of every file that has one in the
+	// manifest (the sha256 of the others): it catches the same damage
+	// (a flipped byte, a file rewritten in place) at a twentieth of the
+	// cost, though not a file forged to match. VerifyChecksums wins when
+	// both are set.
+	VerifyFast bool
+}
+
+// verifyMode is how thoroughly check hashes files.
+type verifyMode int
+
+const (
+	verifySizes verifyMode = iota
+	verifyFast
+	verifyFull
+)
+
+func (o OpenOptions) mode() verifyMode {
+	switch {
+	case o.VerifyChecksums:
+		return verifyFull
+	case o.VerifyFast:
+		return verifyFast
+	}
+	return verifySizes
 }
 
 // Open reads and checks the snapshot in dir. Errors about the snapshot's
@@ -47,7 +76,7 @@ func Open(dir string, opts OpenOptions) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	problems := check(dir, m, opts.VerifyChecksums, false)
+	problems := check(dir, m, opts.mode(), false)
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("%w: %s: %s", ErrInvalid, m.ID, problems[0])
 	}
@@ -101,44 +130,91 @@ func Verify(dir string) (*format.Manifest, []Problem, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return m, check(dir, m, true, true), nil
+	return m, check(dir, m, verifyFull, true), nil
 }
 
-// check compares dir with m. With checksums it hashes every file; with
-// extras it also reports files m does not name.
-func check(dir string, m *format.Manifest, checksums, extras bool) []Problem {
-	var problems []Problem
+// check compares dir with m. With mode above verifySizes it hashes every
+// file, several at once (a swap waits for the slowest); with extras it
+// also reports files m does not name.
+func check(dir string, m *format.Manifest, mode verifyMode, extras bool) []Problem {
 	names := make([]string, 0, len(m.Files))
 	for name := range m.Files {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	for _, name := range names {
-		want := m.Files[name]
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		fi, err := os.Stat(p)
-		switch {
-		case err != nil:
-			problems = append(problems, Problem{name, "missing"})
-			continue
-		case fi.Size() != want.Size:
-			problems = append(problems, Problem{name, fmt.Sprintf("size %d, manifest says %d", fi.Size(), want.Size)})
-			continue
-		}
-		if !checksums {
-			continue
-		}
-		sum, err := fileSHA256(p)
-		if err != nil {
-			problems = append(problems, Problem{name, err.Error()})
-		} else if sum != want.SHA256 {
-			problems = append(problems, Problem{name, "sha256 mismatch"})
+	// Largest first, so that the big files start hashing at once.
+	sort.SliceStable(names, func(i, j int) bool { return m.Files[names[i]].Size > m.Files[names[j]].Size })
+	found := make([]*Problem, len(names))
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for range min(runtime.GOMAXPROCS(0), len(names)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				found[i] = checkFile(dir, names[i], m.Files[names[i]], mode)
+			}
+		}()
+	}
+	for i := range names {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	var problems []Problem
+	for _, p := range found {
+		if p != nil {
+			problems = append(problems, *p)
 		}
 	}
+	sort.SliceStable(problems, func(i, j int) bool { return problems[i].File < problems[j].File })
 	if extras {
 		problems = append(problems, extraFiles(dir, m)...)
 	}
 	return problems
+}
+
+// checkFile checks one file against want, nil when it matches.
+func checkFile(dir, name string, want format.FileInfo, mode verifyMode) *Problem {
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	fi, err := os.Stat(p)
+	switch {
+	case err != nil:
+		return &Problem{name, "missing"}
+	case fi.Size() != want.Size:
+		return &Problem{name, fmt.Sprintf("size %d, manifest says %d", fi.Size(), want.Size)}
+	case mode == verifySizes:
+		return nil
+	}
+	if mode == verifyFast && want.XXH64 != "" {
+		sum, err := fileXXH64(p)
+		if err != nil {
+			return &Problem{name, err.Error()}
+		} else if sum != want.XXH64 {
+			return &Problem{name, "xxh64 mismatch"}
+		}
+		return nil
+	}
+	sum, err := fileSHA256(p)
+	if err != nil {
+		return &Problem{name, err.Error()}
+	} else if sum != want.SHA256 {
+		return &Problem{name, "sha256 mismatch"}
+	}
+	return nil
+}
+
+func fileXXH64(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := xxhash.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func extraFiles(dir string, m *format.Manifest) []Problem {

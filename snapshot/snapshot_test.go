@@ -150,6 +150,9 @@ func TestCorruptedSnapshot(t *testing.T) {
 			if _, err := Open(bad.Dir, OpenOptions{VerifyChecksums: true}); !errors.Is(err, ErrInvalid) {
 				t.Errorf("Open with checksums err = %v, want ErrInvalid", err)
 			}
+			if _, err := Open(bad.Dir, OpenOptions{VerifyFast: true}); !errors.Is(err, ErrInvalid) {
+				t.Errorf("Open with fast checksums err = %v, want ErrInvalid", err)
+			}
 			_, err := Open(bad.Dir, OpenOptions{})
 			if tc.cheapCatch && !errors.Is(err, ErrInvalid) {
 				t.Errorf("Open without checksums err = %v, want ErrInvalid", err)

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/cespare/xxhash/v2"
 	"io"
 	"io/fs"
 	"os"
@@ -201,8 +202,8 @@ func hashAndSync(path string) (format.FileInfo, error) {
 	if err != nil {
 		return format.FileInfo{}, err
 	}
-	h := sha256.New()
-	n, err := io.Copy(h, f)
+	h, x := sha256.New(), xxhash.New()
+	n, err := io.Copy(io.MultiWriter(h, x), f)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -212,7 +213,7 @@ func hashAndSync(path string) (format.FileInfo, error) {
 	if err != nil {
 		return format.FileInfo{}, fmt.Errorf("seal %s: %w", path, err)
 	}
-	return format.FileInfo{Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+	return format.FileInfo{Size: n, SHA256: hex.EncodeToString(h.Sum(nil)), XXH64: hex.EncodeToString(x.Sum(nil))}, nil
 }
 
 func writeFileSync(path string, data []byte) error {

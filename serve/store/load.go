@@ -70,7 +70,7 @@ func (st *Store) load(ctx context.Context, e snapshot.Entry) (*Snapshot, error) 
 // openComponents opens the components concurrently: they read different
 // files, and a swap should take as little time as the slowest of them.
 func (st *Store) openComponents(ctx context.Context, e snapshot.Entry, s *Snapshot) error {
-	sn, err := snapshot.Open(e.Dir, snapshot.OpenOptions{VerifyChecksums: st.opts.Verify})
+	sn, err := snapshot.Open(e.Dir, snapshot.OpenOptions{VerifyChecksums: st.opts.Verify, VerifyFast: true})
 	if err != nil {
 		return err
 	}

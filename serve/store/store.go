@@ -25,8 +25,11 @@ var ErrClosed = errors.New("snapshot store is closed")
 // defaults of the embedding, search and graph packages.
 type Options struct {
 	// Verify recomputes the sha256 of every file of a snapshot before
-	// serving it (sizes are always checked). It reads the whole snapshot
-	// once per swap.
+	// serving it. Without it the store still never swaps to a snapshot
+	// whose bytes differ from its manifest: it recomputes every file's
+	// xxh64 (the sha256 of files that have none), several files at once,
+	// while the current snapshot keeps serving. Either reads the whole
+	// snapshot once per swap.
 	Verify bool
 	// Embed configures the query embedder of remote models (hosts, keys).
 	Embed embed.Config
