@@ -12,13 +12,19 @@ import (
 
 func newApp() *cli.App {
 	// cli's hook for flags' help lines; the same function every time.
-	useFlagHelp.Do(func() { cli.FlagStringer = flagHelp })
+	useFlagHelp.Do(func() {
+		cli.FlagStringer = flagHelp
+		// -v is --vault (index, schedule); a short flag has one meaning.
+		cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
+	})
 	app := &cli.App{
 		Name:    "vaultgraph",
 		Usage:   "index an Obsidian vault into immutable snapshots and query them",
 		Version: toolVersion(),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error (logs go to stderr)", EnvVars: []string{"VAULTGRAPH_LOG_LEVEL"}, Action: checkLogLevel},
+			// cli adds --help itself only when no command is named help.
+			cli.HelpFlag,
 		},
 		Commands: []*cli.Command{
 			indexCommand(),
@@ -31,6 +37,8 @@ func newApp() *cli.App {
 			retrieveCommand(),
 			serveCommand(),
 			scheduleCommand(),
+			completionCommand(),
+			helpCommand(),
 			doctorCommand(),
 		},
 		// Errors go back to main, which prints them and picks the exit code.
@@ -69,11 +77,16 @@ func logLevel(c *cli.Context) string {
 }
 
 func newLogger(w io.Writer, level string) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slogLevel(level)}))
+}
+
+// slogLevel reads a --log-level value; anything else is info.
+func slogLevel(level string) slog.Level {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {
 		l = slog.LevelInfo
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
+	return l
 }
 
 // toolVersion is the stamped version, else the module version the binary

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -36,10 +37,10 @@ only what is missing. A snapshot already in the bucket uploads nothing and
 says so on stderr. Exits 75 while a snapshot gc runs on the same prefix.
 
 ` + bucketHelp,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			dataFlag(),
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
-		},
+		}, formatFlags()...),
 		Before: takesArgs(1, 2, ""),
 		Action: runPush,
 	}
@@ -59,11 +60,11 @@ the pull, naming it, and publishes nothing. Holds the data directory's lock
 like an indexer: with one running it waits --wait, then exits 75.
 
 ` + bucketHelp,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			dataFlag(),
 			&cli.DurationFlag{Name: "wait", Usage: "how long to wait for an indexer holding the data directory", Action: notNegative("wait")},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
-		},
+		}, formatFlags()...),
 		Before: takesArgs(1, 2, ""),
 		Action: runPull,
 	}
@@ -100,6 +101,18 @@ func runPush(c *cli.Context) error {
 // printPush reports a push: on stdout what it uploaded, on stderr that the
 // snapshot was there already (so a timer's job stays quiet).
 func printPush(c *cli.Context, b bucket.Bucket, res *bucket.PushResult) {
+	if jsonOutput(c) {
+		v := pushJSON(b, res)
+		if c.Bool("watch") || c.IsSet("poll") {
+			b, _ := json.Marshal(struct {
+				Push pushRun `json:"push"`
+			}{v})
+			fmt.Fprintf(c.App.Writer, "%s\n", b)
+			return
+		}
+		_ = writeJSON(c.App.Writer, v)
+		return
+	}
 	if res.Present {
 		fmt.Fprintf(c.App.ErrWriter, "already pushed %s: %s holds this very snapshot; nothing uploaded\n", res.ID, b)
 		return
@@ -126,6 +139,23 @@ func runPull(c *cli.Context) error {
 	}
 	if err != nil {
 		return err
+	}
+	if jsonOutput(c) && !c.Bool("quiet") {
+		v := struct {
+			Snapshot        string `json:"snapshot"`
+			Dir             string `json:"dir"`
+			Present         bool   `json:"already_pulled"`
+			Files           int    `json:"files"`
+			Bytes           int64  `json:"bytes"`
+			Downloaded      int    `json:"downloaded"`
+			DownloadedBytes int64  `json:"downloaded_bytes"`
+			LinkedBytes     int64  `json:"linked_bytes"`
+			Newest          string `json:"newest,omitempty"`
+		}{res.ID, res.Dir, res.Present, res.Files, res.Bytes, res.Downloaded, res.DownloadedBytes, res.LinkedBytes, ""}
+		if res.Newest != res.ID {
+			v.Newest = res.Newest
+		}
+		return writeJSON(c.App.Writer, v)
 	}
 	if res.Newest != res.ID {
 		fmt.Fprintf(c.App.ErrWriter, "note: %s already holds a newer snapshot, %s; servers keep serving that one\n", data, res.Newest)
@@ -169,6 +199,25 @@ func bucketGC(c *cli.Context) error {
 	}
 	opts := bucket.GCOptions{Keep: c.Int("keep"), DryRun: c.Bool("dry-run")}
 	res, err := bucket.GC(c.Context, b, opts)
+	if res != nil && !c.Bool("quiet") && jsonOutput(c) {
+		list := func(s []string) []string {
+			if s == nil {
+				return []string{}
+			}
+			return s
+		}
+		if jerr := writeJSON(c.App.Writer, struct {
+			DryRun     bool     `json:"dry_run"`
+			Removed    []string `json:"removed"`
+			Kept       []string `json:"kept"`
+			StaleLocks []string `json:"stale_locks"`
+			Files      int      `json:"files"`
+			Bytes      int64    `json:"bytes"`
+		}{opts.DryRun, list(res.Removed), list(res.Kept), list(res.StaleLocks), res.Files, res.Bytes}); jerr != nil && err == nil {
+			err = jerr
+		}
+		return err
+	}
 	if res != nil && !c.Bool("quiet") {
 		verb := "removed"
 		if opts.DryRun {
@@ -185,4 +234,21 @@ func bucketGC(c *cli.Context) error {
 			plural(len(res.Removed), "snapshot"), plural(res.Files, "file object"), res.Bytes, len(res.Kept))
 	}
 	return err
+}
+
+// pushRun is a push as push --json (and index --push --json) prints it.
+type pushRun struct {
+	Snapshot      string `json:"snapshot"`
+	Bucket        string `json:"bucket"`
+	Present       bool   `json:"already_pushed"`
+	Files         int    `json:"files"`
+	Bytes         int64  `json:"bytes"`
+	Uploaded      int    `json:"uploaded"`
+	UploadedBytes int64  `json:"uploaded_bytes"`
+	Repaired      int    `json:"repaired"`
+}
+
+func pushJSON(b bucket.Bucket, res *bucket.PushResult) pushRun {
+	return pushRun{Snapshot: res.ID, Bucket: fmt.Sprint(b), Present: res.Present, Files: res.Files, Bytes: res.Bytes,
+		Uploaded: res.Uploaded, UploadedBytes: res.UploadedBytes, Repaired: res.Repaired}
 }

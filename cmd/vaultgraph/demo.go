@@ -26,7 +26,7 @@ func demoCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "vault", Usage: "vault to use instead of the bundled " + demoVaultPath},
 			&cli.StringFlag{Name: "data", Usage: "data directory (default: data/demo in the repository)"},
-		}, stageFlags()...),
+		}, append(stageFlags(), formatFlags()...)...),
 		Before: takesArgs(0, 0, ""),
 		Action: runDemo,
 	}
@@ -59,7 +59,24 @@ func runDemo(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	absData, err := filepath.Abs(data)
+	if err != nil {
+		return err
+	}
+	cmds := demoCommands(absData)
 	w := c.App.Writer
+	if jsonOutput(c) {
+		return writeJSON(w, struct {
+			Snapshot  string        `json:"snapshot"`
+			Dir       string        `json:"dir"`
+			Vault     string        `json:"vault"`
+			Data      string        `json:"data"`
+			Unchanged bool          `json:"unchanged"`
+			Counts    format.Counts `json:"counts"`
+			Binary    string        `json:"binary"`
+			Commands  []string      `json:"commands"`
+		}{s.ID, s.Dir, vault, absData, res.Unchanged, s.Manifest.Counts, cmds.binary, cmds.all()})
+	}
 	if res.Unchanged {
 		fmt.Fprintf(w, "The vault is unchanged since snapshot %s; showing it.\n\n", res.ID)
 	} else {
@@ -69,22 +86,68 @@ func runDemo(c *cli.Context) error {
 	if err := printGraphSummary(w, s); err != nil {
 		return err
 	}
-	self, _ := os.Executable()
-	if strings.Contains(self, "go-build") {
-		self = "go run ./cmd/vaultgraph"
-	}
-	q := func(format string, args ...any) { fmt.Fprintf(w, "  "+self+" "+format+"\n", args...) }
 	fmt.Fprintf(w, "\nQuery it:\n")
-	q("query --data %s 'MATCH (p:Person)-[c:contributes]->(x:Project) WHERE c.hours >= 100 RETURN p.title, c.hours, x.title'", data)
-	q("search --data %s --target edges \"who funds Search\"", data)
-	q("retrieve --data %s \"What does the Search project depend on, and who works on it?\"", data)
-	q("graph backlinks --data %s --source Projects/Search.md", data)
-	q("snapshot verify --data %s", data)
+	for _, q := range cmds.query {
+		fmt.Fprintf(w, "  %s\n", q)
+	}
 	fmt.Fprintf(w, "Serve it to programs (REST on 127.0.0.1:7337) and agents (MCP):\n")
-	q("serve --data %s", data)
-	fmt.Fprintf(w, "  claude mcp add vaultgraph -- vaultgraph serve --stdio --data %s\n", data)
+	for _, q := range cmds.serve {
+		fmt.Fprintf(w, "  %s\n", q)
+	}
 	fmt.Fprintf(w, "The tables are plain Parquet: %s\n", filepath.Join(s.Dir, "*.parquet"))
 	return nil
+}
+
+// demoLines are the commands the demo suggests, spelled with the binary it
+// runs, so that they work when pasted: its absolute path, or for go run
+// (whose binary is temporary) "go run ./cmd/vaultgraph", and for the MCP
+// client, which starts the server itself from anywhere, a binary built
+// first at an absolute path.
+type demoLines struct {
+	binary       string
+	query, serve []string
+}
+
+func (d demoLines) all() []string { return append(append([]string{}, d.query...), d.serve...) }
+
+func demoCommands(data string) demoLines {
+	self, _ := os.Executable()
+	if real, err := filepath.EvalSymlinks(self); err == nil {
+		self = real
+	}
+	run, mcpBin := shellQuote(self), shellQuote(self)
+	var build []string
+	if strings.Contains(self, "go-build") {
+		run = "go run ./cmd/vaultgraph"
+		mcpBin = "./vaultgraph"
+		if root, err := repoRoot(); err == nil {
+			mcpBin = shellQuote(filepath.Join(root, "vaultgraph"))
+		}
+		build = []string{"go build -o " + mcpBin + " ./cmd/vaultgraph    # the binary the MCP client starts (README: Install)"}
+	}
+	d := shellQuote(data)
+	lines := demoLines{binary: self}
+	lines.query = []string{
+		run + " query --data " + d + " 'MATCH (p:Person)-[c:contributes]->(x:Project) WHERE c.hours >= 100 RETURN p.title, c.hours, x.title'",
+		run + " search --data " + d + ` --target edges "who funds Search"`,
+		run + " retrieve --data " + d + ` "What does the Search project depend on, and who works on it?"`,
+		run + " graph backlinks --data " + d + " --source Projects/Search.md",
+		run + " snapshot verify --data " + d,
+	}
+	lines.serve = append([]string{run + " serve --data " + d}, build...)
+	lines.serve = append(lines.serve, "claude mcp add vaultgraph -- "+mcpBin+" serve --stdio --data "+d)
+	return lines
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || r == ':' || r == ',' || r == '@' ||
+			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // printGraphSummary shows the labels, edge types and typed edges a reader of

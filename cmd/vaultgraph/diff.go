@@ -29,13 +29,12 @@ makes the command exit 3 when one of those changes is present (after printing
 the diff), for CI gates; changed-edges is an edge whose properties changed
 ({critical: true} became {critical: false}). Exit 1 means the diff could not
 be made, 2 bad usage.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			optionalDataFlag(),
 			&cli.StringFlag{Name: "to-data", Usage: "data directory of B, when it is not --data (another machine's copy)"},
-			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: diff.FormatText, Usage: "text, markdown or json"},
 			&cli.StringSliceFlag{Name: "fail-on", Usage: "exit 3 when any of these holds: removed-edges, new-unresolved, new-warnings, model-change, changed-edges"},
 			&cli.IntFlag{Name: "limit", Value: diff.DefaultLimit, Usage: "items shown per list in text and markdown (json shows all)", Action: atLeast("limit", 1)},
-		},
+		}, formatFlags(diff.FormatText, diff.FormatMarkdown, diff.FormatJSON)...),
 		Before: takesArgs(0, 2, ""),
 		Action: runDiff,
 	}
@@ -46,10 +45,9 @@ func runDiff(c *cli.Context) error {
 	if err != nil {
 		return usageError(err)
 	}
-	switch f := c.String("format"); f {
-	case diff.FormatText, diff.FormatMarkdown, diff.FormatJSON:
-	default:
-		return usageError(fmt.Errorf("unknown --format %q: use text, markdown or json", f))
+	outFormat, err := outputFormat(c)
+	if err != nil {
+		return err
 	}
 	data := c.String("data")
 	toData := c.String("to-data")
@@ -85,7 +83,7 @@ func runDiff(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := report.Render(c.App.Writer, c.String("format"), c.Int("limit")); err != nil {
+	if err := report.Render(c.App.Writer, outFormat, c.Int("limit")); err != nil {
 		return err
 	}
 	if failed := report.Failed(gate); len(failed) > 0 {

@@ -36,20 +36,15 @@ output names it and what to do), 2 on bad usage.`,
 			&cli.StringFlag{Name: "vault", Usage: "the vault folder (default: the one the newest snapshot was built from)", EnvVars: []string{"VAULTGRAPH_VAULT"}},
 			&cli.StringFlag{Name: "server", Usage: "a running server's URL (default: " + doctor.DefaultServer + ", where nothing answering is no fault)"},
 			&cli.StringFlag{Name: "token-file", Usage: "file holding the server's bearer token (else " + serve.TokenEnv + ")"},
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
-			&cli.BoolFlag{Name: "json", Usage: "the same as --format json"},
-		}, embedderConnFlags()...),
+		}, append(formatFlags(), embedderConnFlags()...)...),
 		Action: runDoctor,
 	}
 }
 
 func runDoctor(c *cli.Context) error {
-	outFormat := c.String("format")
-	if c.Bool("json") {
-		outFormat = "json"
-	}
-	if outFormat != "text" && outFormat != "json" {
-		return usageErrorf("--format %q: use text or json", outFormat)
+	outFormat, err := outputFormat(c)
+	if err != nil {
+		return err
 	}
 	token, _, err := serve.LoadToken(c.String("token-file"), os.Getenv)
 	if err != nil {

@@ -89,12 +89,22 @@ func recordedEmbedder(dataDir string) string {
 	return s.Manifest.Embedder.Spec()
 }
 
-// progressWriter is stderr when it is a terminal and the run is not quiet;
-// logs and CI get no progress lines.
+// progressWriter is stderr when it is a terminal that understands redraw
+// codes and the run is not quiet; logs, CI and TERM=dumb get no progress
+// lines, only the log's plain lines.
 func progressWriter(c *cli.Context) io.Writer {
-	level := strings.ToLower(logLevel(c))
-	if c.Bool("quiet") || level == "warn" || level == "error" || !term.IsTerminal(int(os.Stderr.Fd())) {
+	if !redrawTerminal(c, os.Stderr.Fd(), os.Getenv) {
 		return nil
 	}
 	return os.Stderr
+}
+
+// redrawTerminal reports whether progress may be drawn on fd: a terminal
+// whose TERM is not dumb, for a run that logs at info or below.
+func redrawTerminal(c *cli.Context, fd uintptr, getenv func(string) string) bool {
+	level := strings.ToLower(logLevel(c))
+	if c.Bool("quiet") || level == "warn" || level == "error" || getenv("TERM") == "dumb" {
+		return false
+	}
+	return term.IsTerminal(int(fd))
 }

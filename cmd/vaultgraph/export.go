@@ -30,12 +30,12 @@ has) writes a delta: every file the base lists with the same size and sha256
 is left out, and import takes it from the base there, refusing a delta whose
 base it does not have and naming it. A one-note edit's delta on its parent is
 a few percent of a full archive.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			optionalDataFlag(),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the archive to this file instead of stdout"},
 			&cli.StringFlag{Name: "compress", Usage: "none or zstd (default: as the -o name says, else none)"},
 			&cli.StringFlag{Name: "base", Usage: "write a delta on this snapshot (ID or PATH, e.g. the parent): files it has unchanged are left out"},
-		},
+		}, formatFlags()...),
 		Before: takesArgs(0, 1, ""),
 		Action: runExport,
 	}
@@ -75,6 +75,10 @@ func runExport(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
+		// The archive is on stdout: the summary, JSON or not, goes to stderr.
+		if jsonOutput(c) {
+			return writeJSON(c.App.ErrWriter, exportJSON(res, "", w.n, compression))
+		}
 		fmt.Fprintf(c.App.ErrWriter, "exported %s%s (%s, %d bytes) as %s\n", res.ID, deltaNote(res), plural(res.Files, "file"), res.Bytes, archiveSize(w.n, string(compression)))
 		return nil
 	}
@@ -90,6 +94,9 @@ func runExport(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if jsonOutput(c) {
+		return writeJSON(c.App.Writer, exportJSON(res, out, written, compression))
+	}
 	// "exported ID " first: scripts read the id (ci/snapshot-diff.sh).
 	fmt.Fprintf(c.App.Writer, "exported %s%s to %s (%s, %d bytes) as %s\n", res.ID, deltaNote(res), out, plural(res.Files, "file"), res.Bytes, archiveSize(written, string(compression)))
 	return nil
@@ -102,6 +109,38 @@ func deltaNote(res *archive.ExportResult) string {
 		return ""
 	}
 	return fmt.Sprintf(" as a delta on %s (%s, %d bytes, left out)", res.Base, plural(res.Omitted, "file"), res.OmittedBytes)
+}
+
+// archiveJSON is what export and import print with --json.
+type archiveJSON struct {
+	Snapshot string `json:"snapshot"`
+	// File is the archive written (export -o) or read (import FILE); ""
+	// for stdout or stdin.
+	File  string `json:"file,omitempty"`
+	Files int    `json:"files"`
+	// Bytes are the snapshot's files' bytes, ArchiveBytes the archive's.
+	Bytes        int64  `json:"bytes"`
+	ArchiveBytes int64  `json:"archive_bytes"`
+	Compression  string `json:"compression"`
+	// Import only: Present is an archive of a snapshot already there
+	// (nothing was written); Dir is where the snapshot is; Newest is the
+	// data directory's newest snapshot when it is another.
+	Present bool   `json:"already_imported,omitempty"`
+	Dir     string `json:"dir,omitempty"`
+	Newest  string `json:"newest,omitempty"`
+	// Export --base only: the base of the delta and what it left out.
+	Base         string `json:"base,omitempty"`
+	Omitted      int    `json:"omitted,omitempty"`
+	OmittedBytes int64  `json:"omitted_bytes,omitempty"`
+}
+
+func exportJSON(res *archive.ExportResult, file string, written int64, c archive.Compression) archiveJSON {
+	comp := string(c)
+	if comp == "" {
+		comp = string(archive.None)
+	}
+	return archiveJSON{Snapshot: res.ID, File: file, Files: res.Files, Bytes: res.Bytes, ArchiveBytes: written, Compression: comp,
+		Base: res.Base, Omitted: res.Omitted, OmittedBytes: res.OmittedBytes}
 }
 
 // archiveSize says how many bytes of archive, of which compression, were

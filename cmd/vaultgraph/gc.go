@@ -28,14 +28,14 @@ snapshot names (also what interrupted pushes left), and the locks of crashed
 pushes. It holds a lock in the bucket that excludes pushes to the prefix while
 it runs (exits 75 while one runs). Servers of the bucket keep what they
 downloaded.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			dataFlag(),
 			&cli.IntFlag{Name: "keep", Usage: "number of newest snapshots to keep (at least 1)", Required: true, Action: atLeast("keep", 1)},
 			&cli.StringFlag{Name: "older-than", Usage: "also keep snapshots younger than this: 36h, 7d, 2w"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "say what would be removed, remove nothing"},
 			&cli.DurationFlag{Name: "wait", Usage: "how long to wait for an indexer holding the data directory", Action: notNegative("wait")},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
-		},
+		}, formatFlags()...),
 		Before: takesArgs(0, 0, ""),
 		Action: runGC,
 	}
@@ -54,6 +54,12 @@ func runGC(c *cli.Context) error {
 		opts.OlderThan = d
 	}
 	res, err := snapshot.GC(c.Context, c.String("data"), opts)
+	if res != nil && !c.Bool("quiet") && jsonOutput(c) {
+		if jerr := writeJSON(c.App.Writer, gcJSON(res, opts.DryRun)); jerr != nil && err == nil {
+			err = jerr
+		}
+		return err
+	}
 	if res != nil && !c.Bool("quiet") {
 		verb := "removed"
 		if opts.DryRun {
@@ -78,4 +84,24 @@ func runGC(c *cli.Context) error {
 		fmt.Fprintf(w, "%s %s, kept %d\n", verb, plural(len(res.Removed), "snapshot"), len(res.Kept)+len(res.Leased))
 	}
 	return err
+}
+
+// gcJSON is what gc prints with --json: the snapshot ids (and leftover
+// directory names) in each of GCResult's lists, never null.
+func gcJSON(res *snapshot.GCResult, dryRun bool) any {
+	list := func(s []string) []string {
+		if s == nil {
+			return []string{}
+		}
+		return s
+	}
+	return struct {
+		DryRun      bool     `json:"dry_run"`
+		Removed     []string `json:"removed"`
+		Kept        []string `json:"kept"`
+		Leased      []string `json:"leased"`
+		Leftovers   []string `json:"leftovers"`
+		StaleLeases []string `json:"stale_leases"`
+		HeldLeases  []string `json:"held_leases"`
+	}{dryRun, list(res.Removed), list(res.Kept), list(res.Leased), list(res.Leftovers), list(res.StaleLeases), list(res.HeldLeases)}
 }

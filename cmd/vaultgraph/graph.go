@@ -52,7 +52,7 @@ candidates. The JSON output has the shape of the obsidian-mcp-plugin's graph too
 }
 
 func graphQueryFlags() []cli.Flag {
-	return []cli.Flag{
+	return append(formatFlags(),
 		dataFlag(),
 		&cli.StringFlag{Name: "snapshot", Usage: "snapshot id or unique prefix (default: the newest that passes its checks)"},
 		&cli.StringFlag{Name: "source", Usage: "the note to start from: path, title or alias"},
@@ -72,14 +72,13 @@ func graphQueryFlags() []cli.Flag {
 		&cli.IntFlag{Name: "max-paths", Usage: fmt.Sprintf("path --all: stop after this many paths (default %d)", linkgraph.DefaultMaxPaths), Action: atLeast("max-paths", 1)},
 		// Sent in whole milliseconds, where 0 would mean the default.
 		&cli.DurationFlag{Name: "timeout", Usage: fmt.Sprintf("path --all: stop after this long (default %s)", linkgraph.DefaultTimeout), Action: atLeastDuration("timeout", time.Millisecond)},
-		&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
-	}
+	)
 }
 
 func runGraph(c *cli.Context, action string) error {
-	outFormat := c.String("format")
-	if outFormat != "text" && outFormat != "json" {
-		return usageError(fmt.Errorf("unknown --format %q: use text or json", outFormat))
+	outFormat, err := outputFormat(c)
+	if err != nil {
+		return err
 	}
 	back, fwd := c.Bool("follow-backlinks"), c.Bool("follow-forward-links")
 	req := linkgraph.Request{

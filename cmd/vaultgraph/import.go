@@ -32,11 +32,11 @@ refused unless its base snapshot is here, and gets the files it leaves out
 from the base, checked like the others. Holds the data directory's
 lock while it writes, like an indexer: with one running it waits --wait,
 then exits 75.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			dataFlag(),
 			&cli.DurationFlag{Name: "wait", Usage: "how long to wait for an indexer holding the data directory", Action: notNegative("wait")},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
-		},
+		}, formatFlags()...),
 		Before: takesArgs(0, 1, ""),
 		Action: runImport,
 	}
@@ -65,6 +65,17 @@ func runImport(c *cli.Context) error {
 	}
 	if len(res.Leftovers) > 0 {
 		logger(c).Info("removed leftovers of an interrupted run", "dirs", res.Leftovers)
+	}
+	if jsonOutput(c) && !c.Bool("quiet") {
+		out := archiveJSON{Snapshot: res.ID, File: c.Args().First(), Files: res.Files, Bytes: res.Bytes, ArchiveBytes: r.n,
+			Compression: string(res.Compression), Present: res.Present, Dir: res.Dir}
+		if out.File == "-" {
+			out.File = ""
+		}
+		if res.Newest != res.ID {
+			out.Newest = res.Newest
+		}
+		return writeJSON(c.App.Writer, out)
 	}
 	if res.Newest != res.ID {
 		fmt.Fprintf(c.App.ErrWriter, "note: %s already holds a newer snapshot, %s; servers keep serving that one\n", data, res.Newest)

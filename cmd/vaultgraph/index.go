@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -27,7 +28,10 @@ bucket, uploading only the files the bucket does not hold (see snapshot push);
 servers started with serve --data s3://BUCKET/PREFIX pick it up on their next
 poll. When nothing changed it pushes too, so a push that failed is done by the
 next run; one already in the bucket costs a single request. A run whose push
-fails exits 1 with the snapshot published locally.`,
+fails exits 1 with the snapshot published locally.
+
+With --json it prints the run as JSON on stdout either way ("unchanged":
+true, and nothing on stderr), one line per run with --watch.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "vault", Aliases: []string{"v"}, Usage: "the vault's root folder", EnvVars: []string{"VAULTGRAPH_VAULT"}, Required: true},
 			dataFlag(),
@@ -38,7 +42,7 @@ fails exits 1 with the snapshot published locally.`,
 			&cli.BoolFlag{Name: "full", Usage: "re-parse every note instead of reusing the newest snapshot"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success and log warnings only (unless --log-level is given); a run skipped for another indexer says so in one line"},
 			&cli.StringFlag{Name: "push", Usage: "after each run, push the newest snapshot to this bucket, s3://BUCKET/PREFIX (see snapshot push --help for credentials)", EnvVars: []string{"VAULTGRAPH_PUSH"}},
-		}, append(watchFlags(), stageFlags()...)...),
+		}, append(append(watchFlags(), stageFlags()...), formatFlags()...)...),
 		Before: takesArgs(0, 0, ""),
 		Action: runIndex,
 	}
@@ -64,6 +68,24 @@ func runIndex(c *cli.Context) error {
 	res, err := indexer.Run(c.Context, opts)
 	if err != nil {
 		return skippedRun(c, err)
+	}
+	if jsonOutput(c) {
+		// One document: the run, with its push.
+		var pres *bucket.PushResult
+		if push != nil {
+			pres, err = pushPublished(c.Context, opts.Log, push, opts.Data, res.ID)
+		}
+		if !c.Bool("quiet") {
+			v := indexJSON(res)
+			if pres != nil {
+				p := pushJSON(push, pres)
+				v.Push = &p
+			}
+			if werr := writeJSON(c.App.Writer, v); err == nil {
+				err = werr
+			}
+		}
+		return err
 	}
 	printIndexResult(c, res)
 	if push != nil {
@@ -127,6 +149,17 @@ func printIndexResult(c *cli.Context, res *indexer.Result) {
 	if c.Bool("quiet") {
 		return
 	}
+	if jsonOutput(c) {
+		v := indexJSON(res)
+		if c.Bool("watch") || c.IsSet("poll") {
+			// One line per run: a watch's output is JSON Lines.
+			b, _ := json.Marshal(v)
+			fmt.Fprintf(c.App.Writer, "%s\n", b)
+			return
+		}
+		_ = writeJSON(c.App.Writer, v)
+		return
+	}
 	if res.Unchanged {
 		fmt.Fprintf(c.App.ErrWriter, "unchanged %s\n", res.ID)
 		for _, s := range res.Stalled {
@@ -139,4 +172,39 @@ func printIndexResult(c *cli.Context, res *indexer.Result) {
 	fmt.Fprintf(c.App.Writer, "  notes %d (parsed %d, reused %d), stubs %d, edges %d, unresolved links %d, chunks %d, warnings %d\n",
 		m.Counts.Notes, res.Parsed, res.Reused, m.Counts.Stubs, m.Counts.Edges, m.Counts.Unresolved, m.Counts.Chunks, m.Counts.Warnings)
 	fmt.Fprintf(c.App.Writer, "  %s in %s\n", res.Dir, res.Elapsed.Round(1e6))
+}
+
+// indexRun is a run as index --json prints it.
+type indexRun struct {
+	Snapshot  string         `json:"snapshot"`
+	Dir       string         `json:"dir"`
+	Parent    string         `json:"parent,omitempty"`
+	Unchanged bool           `json:"unchanged"`
+	Parsed    int            `json:"parsed"`
+	Reused    int            `json:"reused"`
+	Counts    *format.Counts `json:"counts,omitempty"`
+	ElapsedMS int64          `json:"elapsed_ms"`
+	// Stalled says, on an unchanged run that retried pending work without
+	// progress, what is still pending and why.
+	Stalled []indexStall `json:"stalled,omitempty"`
+	// Push is the push of --push.
+	Push *pushRun `json:"push,omitempty"`
+}
+
+type indexStall struct {
+	Stage   string `json:"stage"`
+	Pending int    `json:"pending"`
+	Reason  string `json:"reason"`
+}
+
+func indexJSON(res *indexer.Result) indexRun {
+	out := indexRun{Snapshot: res.ID, Dir: res.Dir, Parent: res.Parent, Unchanged: res.Unchanged,
+		Parsed: res.Parsed, Reused: res.Reused, ElapsedMS: res.Elapsed.Milliseconds()}
+	if res.Manifest != nil {
+		out.Counts = &res.Manifest.Counts
+	}
+	for _, s := range res.Stalled {
+		out.Stalled = append(out.Stalled, indexStall{Stage: s.Stage, Pending: s.Pending, Reason: s.Reason})
+	}
+	return out
 }

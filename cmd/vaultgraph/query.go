@@ -33,11 +33,11 @@ may not write.`,
 			// aliases through String and Set, which would add the joined
 			// list as one more parameter.
 			&cli.GenericFlag{Name: "param", Value: &paramList{}, Usage: `parameter name=value (repeatable); the value is read as JSON when it parses (42, true, ["a.md","b.md"]), else as a string`},
-			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "table or json"},
 			&cli.DurationFlag{Name: "timeout", Value: graphdb.DefaultTimeout, Usage: "stop the query after this long", Action: positive("timeout")},
 			&cli.IntFlag{Name: "max-rows", Value: graphdb.DefaultMaxRows, Usage: "return at most this many rows (the output says when more existed)", Action: atLeast("max-rows", 1)},
 			&cli.IntFlag{Name: "buffer-mib", Value: graphdb.DefaultQueryBufferPool >> 20, Usage: "memory for the graph engine, in MiB", Action: mib("buffer-mib")},
 			&cli.BoolFlag{Name: "explain", Usage: "print the query as sent to the engine on stderr"},
+			formatFlags()[0], formatFlags()[1],
 		},
 		Before: takesArgs(1, 1, "quote the query as one argument"),
 		Action: runQuery,
@@ -53,9 +53,9 @@ func runQuery(c *cli.Context) error {
 		}
 		text = string(b)
 	}
-	format := c.String("format")
-	if format != "table" && format != "json" {
-		return usageError(fmt.Errorf("--format %q: use table or json", format))
+	format, err := outputFormat(c)
+	if err != nil {
+		return err
 	}
 	params, err := parseParams(*c.Generic("param").(*paramList))
 	if err != nil {

@@ -21,7 +21,7 @@ import (
 
 func scheduleCommand() *cli.Command {
 	flags := func(defName string) []cli.Flag {
-		return []cli.Flag{
+		return append(formatFlags(),
 			&cli.StringFlag{Name: "vault", Aliases: []string{"v"}, Usage: "the vault's root folder", EnvVars: []string{"VAULTGRAPH_VAULT"}, Required: true},
 			dataFlag(),
 			&cli.StringFlag{Name: "every", Value: "15m", Usage: "time between runs: 10m, 1h, 1d"},
@@ -29,7 +29,7 @@ func scheduleCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "env", Usage: "KEY=VALUE to set for the run, or KEY to copy its current value (repeatable)"},
 			&cli.StringFlag{Name: "binary", Usage: "path of the vaultgraph binary to run (default: this one)"},
 			&cli.StringFlag{Name: "out", Usage: "write the file(s) into this directory instead of printing them"},
-		}
+		)
 	}
 	return &cli.Command{
 		Name:  "schedule",
@@ -396,6 +396,9 @@ func runScheduleSystemd(c *cli.Context) error {
 	if dir := c.String("out"); dir != "" {
 		return writeUnits(c, dir, map[string][]byte{u.ServiceName: u.Service, u.TimerName: u.Timer}, 0o644)
 	}
+	if jsonOutput(c) {
+		return writeJSON(c.App.Writer, unitsJSON{Files: []unitFile{{Name: u.ServiceName, Content: string(u.Service)}, {Name: u.TimerName, Content: string(u.Timer)}}})
+	}
 	fmt.Fprintf(c.App.Writer, "%s\n%s", u.Service, u.Timer)
 	return nil
 }
@@ -434,6 +437,9 @@ func runScheduleLaunchd(c *cli.Context) error {
 	if len(j.Env) > 0 {
 		fmt.Fprintf(c.App.ErrWriter, "warning: the plist holds the values of --env %s; make the file you save it to private (chmod 600 %s), or pass --out DIR, which does\n", envNames(j.Env), name)
 	}
+	if jsonOutput(c) {
+		return writeJSON(c.App.Writer, unitsJSON{Files: []unitFile{{Name: name, Content: string(plist)}}})
+	}
 	_, err = c.App.Writer.Write(plist)
 	return err
 }
@@ -445,6 +451,7 @@ func writeUnits(c *cli.Context, dir string, files map[string][]byte, perm os.Fil
 		return err
 	}
 	var errs []error
+	var written unitsJSON
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		body := files[name]
 		p := filepath.Join(dir, name)
@@ -453,7 +460,27 @@ func writeUnits(c *cli.Context, dir string, files map[string][]byte, perm os.Fil
 			errs = append(errs, err)
 			continue
 		}
-		fmt.Fprintf(c.App.Writer, "wrote %s\n", p)
+		written.Files = append(written.Files, unitFile{Name: name, Path: p})
+		if !jsonOutput(c) {
+			fmt.Fprintf(c.App.Writer, "wrote %s\n", p)
+		}
+	}
+	if jsonOutput(c) {
+		if err := writeJSON(c.App.Writer, written); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
+}
+
+// unitsJSON is what schedule prints with --json: the unit files, with
+// their content, or the path they were written to with --out.
+type unitsJSON struct {
+	Files []unitFile `json:"files"`
+}
+
+type unitFile struct {
+	Name    string `json:"name"`
+	Path    string `json:"path,omitempty"`
+	Content string `json:"content,omitempty"`
 }

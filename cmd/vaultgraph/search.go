@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/vaultgraph/vaultgraph/serve"
 	"github.com/vaultgraph/vaultgraph/snapshot"
 	"github.com/vaultgraph/vaultgraph/snapshot/embed"
 	"github.com/vaultgraph/vaultgraph/snapshot/search"
@@ -31,11 +32,10 @@ filters never lose results.`,
 			&cli.StringSliceFlag{Name: "types", Usage: "keep notes with one of these labels: Person,Company"},
 			&cli.StringSliceFlag{Name: "edge-types", Usage: "keep edges of these types: funds,works_at"},
 			&cli.IntFlag{Name: "k", Value: 10, Usage: "number of results", Action: atLeast("k", 1)},
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 			&cli.StringFlag{Name: "score", Value: string(search.Best), Usage: "a note's score: its best chunk, or the mean of its chunks"},
 			&cli.IntFlag{Name: "ef", Usage: "HNSW beam width: larger is more exact and slower (default: the snapshot's)", Action: atLeast("ef", 1)},
 			&cli.StringFlag{Name: "embedder", Usage: "fail unless the snapshot's vectors come from this embedder"},
-		}, embedderConnFlags()...),
+		}, append(formatFlags(), embedderConnFlags()...)...),
 		Before: takesArgs(1, many, ""),
 		Action: runSearch,
 	}
@@ -50,9 +50,9 @@ func runSearch(c *cli.Context) error {
 	if err != nil {
 		return usageError(err)
 	}
-	outFormat := c.String("format")
-	if outFormat != "text" && outFormat != "json" {
-		return usageError(fmt.Errorf("unknown --format %q: use text or json", outFormat))
+	outFormat, err := outputFormat(c)
+	if err != nil {
+		return err
 	}
 	score := search.Score(c.String("score"))
 	if score != search.Best && score != search.Mean {
@@ -92,8 +92,8 @@ func runSearch(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if outFormat == "json" {
-		return writeJSON(c.App.Writer, res)
+	if outFormat == formatJSON {
+		return writeJSON(c.App.Writer, searchJSON(res))
 	}
 	printResult(c.App.Writer, res, s)
 	return nil
@@ -160,4 +160,53 @@ func snippet(text string, max int) string {
 		return string(r[:max-1]) + "…"
 	}
 	return t
+}
+
+// searchBody is a search as POST /search answers it (without "then"), so
+// that a script reads the CLI's JSON and the server's alike.
+type searchBody struct {
+	Snapshot string `json:"snapshot"`
+	Target   string `json:"target"`
+	// Hits are notes, chunks or edges, best first.
+	Hits any `json:"hits"`
+	// HitIDs are the ids a query's $hits would bind: note ids for notes
+	// and chunks (first occurrence first), edge ids for edges.
+	HitIDs  []string `json:"hit_ids"`
+	Exact   bool     `json:"exact"`
+	Pending int      `json:"pending"`
+	Notice  string   `json:"notice"`
+}
+
+func searchJSON(r *search.Result) searchBody {
+	b := searchBody{Snapshot: r.Snapshot, Target: string(r.Target), Exact: r.Exact, Pending: r.Pending,
+		Notice: serve.VaultTextNotice, HitIDs: []string{}}
+	seen := map[string]bool{}
+	add := func(id string) {
+		if !seen[id] {
+			seen[id] = true
+			b.HitIDs = append(b.HitIDs, id)
+		}
+	}
+	switch r.Target {
+	case search.Chunks:
+		hits := append([]search.ChunkHit{}, r.Chunks...)
+		for _, h := range hits {
+			add(h.Note)
+		}
+		b.Hits = hits
+	case search.Edges:
+		hits := append([]search.EdgeHit{}, r.Edges...)
+		for _, h := range hits {
+			add(h.ID)
+		}
+		b.Hits = hits
+	default:
+		b.Target = "notes"
+		hits := append([]search.NoteHit{}, r.Notes...)
+		for _, h := range hits {
+			add(h.ID)
+		}
+		b.Hits = hits
+	}
+	return b
 }

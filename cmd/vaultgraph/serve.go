@@ -79,6 +79,10 @@ vault argument.`,
 			&cli.IntFlag{Name: "ef", Usage: "HNSW beam width of searches (default: the snapshot's)", Action: atLeast("ef", 1)},
 			&cli.BoolFlag{Name: "access-log", Usage: "log every request at info level (route, status, time; never paths or queries)"},
 			&cli.BoolFlag{Name: "stdio", Usage: "speak MCP on stdin and stdout instead of listening (for Claude Code, Claude Desktop, Cursor); the HTTP flags are ignored"},
+			// serve prints nothing but its log: --format is the log's.
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: formatText, Usage: "text or json: log records on stderr as text or as JSON lines",
+				Action: formatFlags()[0].(*cli.StringFlag).Action},
+			formatFlags()[1],
 		}, embedderConnFlags()...),
 		Before: takesArgs(0, 0, ""),
 		Action: runServe,
@@ -96,7 +100,7 @@ func runServe(c *cli.Context) error {
 	if err := serve.CheckExposure(c.String("addr"), token != ""); err != nil {
 		return usageError(err)
 	}
-	log := logger(c)
+	log := serveLogger(c)
 	if warning != "" {
 		log.Warn(warning)
 	}
@@ -117,7 +121,7 @@ func runServeStdio(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	log := logger(c)
+	log := serveLogger(c)
 	for _, name := range []string{"addr", "token-file", "cors-origin", "allow-host", "access-log", "body-limit"} {
 		if c.IsSet(name) {
 			log.Warn("--stdio listens on no address; ignoring an HTTP setting", "flag", name)
@@ -300,4 +304,14 @@ func defaultCache(url string) (string, error) {
 
 func mcpOptions(c *cli.Context, log *slog.Logger) mcp.Options {
 	return mcp.Options{Version: toolVersion(), Log: log, QueryTimeout: c.Duration("query-timeout"), MaxRows: c.Int("max-rows")}
+}
+
+// serveLogger is the server's log on stderr: text records, or JSON lines
+// with --format json, at --log-level.
+func serveLogger(c *cli.Context) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: slogLevel(logLevel(c))}
+	if jsonOutput(c) {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
 }

@@ -23,7 +23,7 @@ func snapshotCommand() *cli.Command {
 			{
 				Name:   "list",
 				Usage:  "list the snapshots of a data directory, oldest first",
-				Flags:  []cli.Flag{dataFlag(), jsonFlag()},
+				Flags:  append([]cli.Flag{dataFlag()}, formatFlags()...),
 				Before: takesArgs(0, 0, ""),
 				Action: runSnapshotList,
 			},
@@ -31,7 +31,7 @@ func snapshotCommand() *cli.Command {
 				Name:      "show",
 				Usage:     "show a snapshot's manifest (the newest that passes its checks by default)",
 				ArgsUsage: "[ID]",
-				Flags:     []cli.Flag{dataFlag(), jsonFlag()},
+				Flags:     append([]cli.Flag{dataFlag()}, formatFlags()...),
 				Before:    takesArgs(0, 1, ""),
 				Action:    runSnapshotShow,
 			},
@@ -39,7 +39,7 @@ func snapshotCommand() *cli.Command {
 				Name:      "verify",
 				Usage:     "recompute every checksum of a snapshot; exits 1 on any mismatch",
 				ArgsUsage: "[ID | PATH]  (a PATH with a slash checks a copied snapshot directory before it is renamed into place)",
-				Flags:     []cli.Flag{optionalDataFlag(), &cli.BoolFlag{Name: "all", Usage: "verify every snapshot"}},
+				Flags:     append([]cli.Flag{optionalDataFlag(), &cli.BoolFlag{Name: "all", Usage: "verify every snapshot"}}, formatFlags()...),
 				Before:    takesArgs(0, 1, ""),
 				Action:    runSnapshotVerify,
 			},
@@ -51,10 +51,6 @@ func snapshotCommand() *cli.Command {
 			gcCommand(),
 		},
 	}
-}
-
-func jsonFlag() cli.Flag {
-	return &cli.BoolFlag{Name: "json", Usage: "print JSON"}
 }
 
 func runSnapshotList(c *cli.Context) error {
@@ -79,7 +75,7 @@ func runSnapshotList(c *cli.Context) error {
 		m := s.Manifest
 		rows = append(rows, row{ID: m.ID, Parent: m.Parent, Created: m.Created, Counts: m.Counts})
 	}
-	if c.Bool("json") {
+	if jsonOutput(c) {
 		return writeJSON(c.App.Writer, rows)
 	}
 	table := [][]string{{"ID", "CREATED", "NOTES", "EDGES", "CHUNKS", "WARNINGS", "STATUS"}}
@@ -104,7 +100,7 @@ func runSnapshotShow(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.Bool("json") {
+	if jsonOutput(c) {
 		return writeJSON(c.App.Writer, s.Manifest)
 	}
 	printManifest(c.App.Writer, s.Manifest, s.Dir)
@@ -176,21 +172,57 @@ func runSnapshotVerify(c *cli.Context) error {
 		}
 		entries = []snapshot.Entry{e}
 	}
+	type problem struct {
+		File   string `json:"file"`
+		Reason string `json:"reason"`
+	}
+	type verdict struct {
+		Snapshot string    `json:"snapshot"`
+		Dir      string    `json:"dir"`
+		OK       bool      `json:"ok"`
+		Files    int       `json:"files"`
+		Error    string    `json:"error,omitempty"`
+		Problems []problem `json:"problems"`
+	}
 	bad := 0
+	verdicts := make([]verdict, 0, len(entries))
 	for _, e := range entries {
 		m, problems, err := snapshot.Verify(e.Dir)
+		v := verdict{Snapshot: e.ID, Dir: e.Dir, OK: err == nil && len(problems) == 0, Problems: []problem{}}
+		if m != nil {
+			v.Files = len(m.Files)
+		}
+		if err != nil {
+			v.Error = err.Error()
+		}
+		for _, p := range problems {
+			v.Problems = append(v.Problems, problem{p.File, p.Reason})
+		}
+		verdicts = append(verdicts, v)
+		if !v.OK {
+			bad++
+		}
+	}
+	if jsonOutput(c) {
+		if err := writeJSON(c.App.Writer, struct {
+			OK        bool      `json:"ok"`
+			Snapshots []verdict `json:"snapshots"`
+		}{bad == 0, verdicts}); err != nil {
+			return err
+		}
+		verdicts = nil
+	}
+	for _, v := range verdicts {
 		switch {
-		case err != nil:
-			bad++
-			fmt.Fprintf(c.App.Writer, "FAIL %s: %v\n", e.ID, err)
-		case len(problems) > 0:
-			bad++
-			fmt.Fprintf(c.App.Writer, "FAIL %s\n", e.ID)
-			for _, p := range problems {
-				fmt.Fprintf(c.App.Writer, "  %s\n", p)
+		case v.Error != "":
+			fmt.Fprintf(c.App.Writer, "FAIL %s: %s\n", v.Snapshot, v.Error)
+		case !v.OK:
+			fmt.Fprintf(c.App.Writer, "FAIL %s\n", v.Snapshot)
+			for _, p := range v.Problems {
+				fmt.Fprintf(c.App.Writer, "  %s: %s\n", p.File, p.Reason)
 			}
 		default:
-			fmt.Fprintf(c.App.Writer, "ok   %s (%d files)\n", e.ID, len(m.Files))
+			fmt.Fprintf(c.App.Writer, "ok   %s (%d files)\n", v.Snapshot, v.Files)
 		}
 	}
 	if bad > 0 {

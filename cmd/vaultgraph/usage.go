@@ -44,6 +44,18 @@ func prepareCommands(cmds []*cli.Command) {
 	for _, c := range cmds {
 		c.HideHelpCommand = true
 		requireOptions(c)
+		if lookupFlag(c.Flags, "json") != nil {
+			before := c.Before
+			c.Before = func(ctx *cli.Context) error {
+				if err := checkFormat(ctx); err != nil {
+					return err
+				}
+				if before != nil {
+					return before(ctx)
+				}
+				return nil
+			}
+		}
 		if c.OnUsageError == nil {
 			c.OnUsageError = onUsageError
 		}
