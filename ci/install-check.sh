@@ -18,6 +18,8 @@ lines=$(awk '/^## Install/{s=1; next} /^## /{s=0} s && /^```sh/{b=1; next} s && 
   grep -E '^(go build|CGO_LDFLAGS=|cp )')
 [ "$(echo "$lines" | wc -l)" -ge 3 ] || { echo "README Install section lost its build lines:"; echo "$lines"; exit 1; }
 echo "$lines"
+# Go keeps its caches where they are (a new HOME would move them).
+export GOPATH="$(go env GOPATH)" GOCACHE="$(go env GOCACHE)" GOMODCACHE="$(go env GOMODCACHE)"
 (cd "$tmp/src" && HOME="$tmp/home" bash -euo pipefail -c "mkdir -p ~/.local/bin dist; $lines")
 
 installed="$tmp/home/.local/bin/vaultgraph"

@@ -5,12 +5,15 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/indexer/note"
 	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/embed"
 )
 
 // tables are the rows of a snapshot being built.
@@ -44,11 +47,21 @@ func assemble(ctx context.Context, read []readFile, prev *reuse, opts Options) (
 	}
 	rows := make([]noteRows, len(files))
 	reused := make([]bool, len(files))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(opts.Workers)
+	toParse := 0
 	for i, f := range files {
 		if r, ok := prev.rows(f); ok {
 			rows[i], reused[i] = r, true
+		} else {
+			toParse++
+		}
+	}
+	start := time.Now()
+	meter := embed.NewMeter(opts.Progress, "parsing", "notes", toParse)
+	var parsed atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opts.Workers)
+	for i, f := range files {
+		if reused[i] {
 			continue
 		}
 		g.Go(func() error {
@@ -56,11 +69,17 @@ func assemble(ctx context.Context, read []readFile, prev *reuse, opts Options) (
 				return err
 			}
 			rows[i] = parseNote(f, opts)
+			meter.Update(int(parsed.Add(1)))
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
+	err := g.Wait()
+	meter.Done()
+	if err != nil {
 		return nil, err
+	}
+	if toParse > 0 {
+		opts.Log.Info("parsed notes", "parsed", toParse, "reused", len(files)-toParse, "elapsed", time.Since(start).Round(time.Millisecond))
 	}
 	t := &tables{}
 	for i, r := range rows {

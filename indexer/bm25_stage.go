@@ -8,6 +8,7 @@ import (
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/snapshot"
 	"github.com/vaultgraph/vaultgraph/snapshot/bm25"
+	"github.com/vaultgraph/vaultgraph/snapshot/embed"
 )
 
 // BM25Stage adds the lexical index of the snapshot's chunks
@@ -43,14 +44,18 @@ func (BM25Stage) Run(ctx context.Context, b *Build) error {
 	bld, reused := updateBM25(b, terms)
 	if bld == nil {
 		bld = bm25.NewBuilder()
+		meter := embed.NewMeter(b.Progress, "bm25 index", "chunks", len(b.Chunks))
 		for i, c := range b.Chunks {
 			if i%1024 == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
+				meter.Update(i)
 			}
 			bld.Add(c.ID, terms(i))
 		}
+		meter.Update(len(b.Chunks))
+		meter.Done()
 	}
 	sec, err := bld.WriteFile(filepath.Join(b.Dir, format.BM25File))
 	if err != nil {

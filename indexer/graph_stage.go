@@ -7,6 +7,7 @@ import (
 
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/embed"
 	"github.com/vaultgraph/vaultgraph/snapshot/graphdb"
 )
 
@@ -41,7 +42,15 @@ func (GraphStage) Name() string { return "graph" }
 // the stage builds instead.
 func (s GraphStage) Run(ctx context.Context, b *Build) error {
 	start := time.Now()
-	opts := graphdb.BuildOptions{BufferPoolSize: s.BufferPoolSize, Threads: s.Threads, Log: b.Log}
+	var meter *embed.Meter
+	progress := func(done, total int) {
+		if meter == nil {
+			meter = embed.NewMeter(b.Progress, "graph database", "steps", total)
+		}
+		meter.Update(done)
+	}
+	defer func() { meter.Done() }()
+	opts := graphdb.BuildOptions{BufferPoolSize: s.BufferPoolSize, Threads: s.Threads, Log: b.Log, Progress: progress}
 	g, err := s.update(ctx, b, opts)
 	if err != nil {
 		return err

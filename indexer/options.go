@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"io"
 	"log/slog"
 	"runtime"
 	"time"
@@ -40,6 +41,10 @@ type Options struct {
 	ToolVersion string
 	// Log receives progress and warnings (discarded when nil).
 	Log *slog.Logger
+	// Progress, when not nil (a terminal), receives a line redrawn in
+	// place while parsing, the BM25 index and the graph are built, with
+	// the rate and an ETA (embed.Meter). Logs get only Log's lines.
+	Progress io.Writer
 }
 
 func (o Options) withDefaults() Options {

@@ -51,7 +51,7 @@ func publish(ctx context.Context, data, id string, parent *snapshot.Snapshot, t 
 		Chunks:     len(t.chunks),
 		Warnings:   len(t.warnings),
 	}
-	b := &Build{Dir: w.Dir(), Parent: parent, Notes: t.notes, Edges: t.edges, Chunks: t.chunks, Manifest: m, Log: opts.Log, Retry: retry, w: w}
+	b := &Build{Dir: w.Dir(), Parent: parent, Notes: t.notes, Edges: t.edges, Chunks: t.chunks, Manifest: m, Log: opts.Log, Progress: opts.Progress, Retry: retry, w: w}
 	for _, st := range opts.Stages {
 		if err := ctx.Err(); err != nil {
 			return "", err

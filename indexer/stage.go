@@ -3,6 +3,7 @@ package indexer
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"slices"
 	"strings"
@@ -74,6 +75,9 @@ type Build struct {
 	// built in it. Files is filled in by the publish step.
 	Manifest *format.Manifest
 	Log      *slog.Logger
+	// Progress receives a progress line redrawn in place while a slow step
+	// runs (Options.Progress); nil leaves only the log's lines.
+	Progress io.Writer
 	// Retry names the stages whose retry work (PendingRetry) is the only
 	// reason for this run: the vault, the problems found walking it and the
 	// options are as the parent recorded, and no stage has to rebuild.

@@ -126,6 +126,7 @@ func indexOptions(c *cli.Context) (indexer.Options, error) {
 		Full:         c.Bool("full"),
 		ToolVersion:  toolVersion(),
 		Log:          logger(c),
+		Progress:     progressWriter(c),
 	}, nil
 }
 

@@ -28,6 +28,10 @@ type BuildOptions struct {
 	Threads int
 	// Log receives progress (discarded when nil).
 	Log *slog.Logger
+	// Progress, if not nil, is called after each statement of the load
+	// (creating and filling the tables) with the statements done and their
+	// number, on the goroutine that called Build.
+	Progress func(done, total int)
 }
 
 // Defaults of the engine's sizes.
@@ -210,9 +214,12 @@ func load(ctx context.Context, dbPath string, stmts []string, opts BuildOptions)
 		db.Close()
 		return fmt.Errorf("create graph database: %w", err)
 	}
-	for _, stmt := range stmts {
+	for i, stmt := range stmts {
 		if err = exec(ctx, conn, stmt); err != nil {
 			break
+		}
+		if opts.Progress != nil {
+			opts.Progress(i+1, len(stmts))
 		}
 	}
 	conn.Close()
