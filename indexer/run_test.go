@@ -378,3 +378,20 @@ func TestRunReplacesASnapshotOfAnOlderFormat(t *testing.T) {
 		t.Errorf("new snapshot has format %d", s.Manifest.FormatVersion)
 	}
 }
+
+// TestRunDrawsProgressForEveryStage: with a progress writer (a terminal),
+// parsing, the BM25 index and the graph build each draw their line.
+func TestRunDrawsProgressForEveryStage(t *testing.T) {
+	var progress strings.Builder
+	run(t, writeVault(t, smallVault), t.TempDir(), func(o *Options) {
+		o.Progress = &progress
+		o.Stages = []Stage{BM25Stage{}, GraphStage{BufferPoolSize: 64 << 20}}
+	})
+	for _, want := range []string{"parsing 6/6 notes", "bm25 index", "/s, ETA ", "graph database "} {
+		if !strings.Contains(progress.String(), want) {
+			t.Errorf("progress lacks %q:\n%q", want, progress.String())
+		}
+	}
+	// Without one, nothing is drawn (and nothing fails).
+	run(t, writeVault(t, smallVault), t.TempDir(), func(o *Options) { o.Stages = []Stage{BM25Stage{}} })
+}
