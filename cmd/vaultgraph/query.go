@@ -26,7 +26,7 @@ as written (backquote names with spaces: [r:` + "`mentored by`" + `]), property 
 as written. A note with several labels matches each of them. The query runs on
 the newest snapshot that passes its checks unless --snapshot names another; it
 may not write.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			dataFlag(),
 			&cli.StringFlag{Name: "snapshot", Aliases: []string{"s"}, Usage: "snapshot id or unique prefix (default: the newest that passes its checks)"},
 			// No short alias: urfave/cli copies a flag's value to its
@@ -37,8 +37,7 @@ may not write.`,
 			&cli.IntFlag{Name: "max-rows", Value: graphdb.DefaultMaxRows, Usage: "return at most this many rows (the output says when more existed)", Action: atLeast("max-rows", 1)},
 			&cli.IntFlag{Name: "buffer-mib", Value: graphdb.DefaultQueryBufferPool >> 20, Usage: "memory for the graph engine, in MiB", Action: mib("buffer-mib")},
 			&cli.BoolFlag{Name: "explain", Usage: "print the query as sent to the engine on stderr"},
-			formatFlags()[0], formatFlags()[1],
-		},
+		}, formatFlags()...),
 		Before: takesArgs(1, 1, "quote the query as one argument"),
 		Action: runQuery,
 	}
