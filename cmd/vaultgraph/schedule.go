@@ -249,7 +249,9 @@ var unitOwned = map[string]string{
 func checkIndexArgs(ctx context.Context, args []string, run unitRun) (level string, rest []string, err error) {
 	app := newApp()
 	index := findCommand(app.Commands, "index")
-	known := slices.Concat(index.Flags, app.Flags)
+	// Without --help, which the app lists itself (see newApp): the flag
+	// package reports it as ErrHelp below.
+	known := slices.DeleteFunc(slices.Concat(index.Flags, app.Flags), func(f cli.Flag) bool { return f == cli.HelpFlag })
 	fromEnv := envOptions(index.Flags, run.getenv)
 	set := flag.NewFlagSet("index", flag.ContinueOnError)
 	set.SetOutput(io.Discard)

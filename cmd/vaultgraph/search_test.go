@@ -17,18 +17,25 @@ func TestSearchCommand(t *testing.T) {
 	data := t.TempDir()
 	vgOK(t, "index", "--vault", vault, "--data", data)
 
-	var res search.Result
+	// The JSON is POST /search's: the notes are its hits.
+	var res struct {
+		Target string           `json:"target"`
+		Notes  []search.NoteHit `json:"hits"`
+	}
 	out := vgOK(t, "search", "--data", data, "--format", "json", "Acme", "funds")
 	if err := json.Unmarshal([]byte(out.stdout), &res); err != nil {
 		t.Fatalf("search --format json: %v\n%s", err, out.stdout)
 	}
-	if len(res.Notes) == 0 || res.Notes[0].Path != "Companies/Acme.md" || res.Notes[0].Best.Line == 0 {
-		t.Fatalf("notes for 'Acme funds': %+v", res.Notes)
+	if res.Target != "notes" || len(res.Notes) == 0 || res.Notes[0].Path != "Companies/Acme.md" || res.Notes[0].Best.Line == 0 {
+		t.Fatalf("notes for 'Acme funds': %+v", res)
 	}
 
 	people := vgOK(t, "search", "--data", data, "--format", "json", "--types", "Person,Company", "--k", "50", "search project")
-	res = search.Result{}
+	res.Notes = nil
 	json.Unmarshal([]byte(people.stdout), &res)
+	if len(res.Notes) == 0 {
+		t.Errorf("--types Person,Company found nothing: %s", people.stdout)
+	}
 	for _, n := range res.Notes {
 		if !slices.Contains(n.Labels, "Person") && !slices.Contains(n.Labels, "Company") {
 			t.Errorf("--types Person,Company returned %s %v", n.Path, n.Labels)
