@@ -40,7 +40,7 @@ func TestEveryCommandChecksItsArguments(t *testing.T) {
 		"snapshot list": {0, 0}, "snapshot show": {0, 1}, "snapshot verify": {0, 1},
 		"snapshot export": {0, 1}, "snapshot import": {0, 1}, "snapshot push": {1, 2}, "snapshot pull": {1, 2}, "snapshot diff": {0, 2}, "snapshot gc": {0, 0},
 		"schedule systemd": {0, many}, "schedule launchd": {0, many},
-		"doctor": {0, 0}, "completion": {1, 1}, "help": {0, many},
+		"completion": {1, 1}, "help": {0, many},
 	}
 	for _, a := range graphActions {
 		want["graph "+a.name] = [2]int{0, 0}
