@@ -115,7 +115,12 @@ func decodeJSON(body []byte, v any) (bodyFields, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, badRequest("the request body holds more than one JSON value")
 	}
-	if err := checkFields(body, fields, reflect.TypeOf(v).Elem()); err != nil {
+	t := reflect.TypeOf(v).Elem()
+	body, fields, err := applyAliases(body, fields, FieldAliases[t])
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFields(body, fields, t); err != nil {
 		return nil, err
 	}
 	dec = json.NewDecoder(bytes.NewReader(body))
@@ -266,4 +271,31 @@ func position(body []byte, offset int64) (line, col int) {
 		}
 	}
 	return line, col
+}
+
+// applyAliases renames the members of the body that aliases names (an
+// older name of a field) to the field's own name, refusing a body that
+// sends both.
+func applyAliases(body []byte, fields bodyFields, aliases map[string]string) ([]byte, bodyFields, error) {
+	renamed := false
+	for alias, name := range aliases {
+		raw, ok := fields[alias]
+		if !ok {
+			continue
+		}
+		if _, both := fields[name]; both {
+			return nil, nil, badRequest("send %s or its older name %s, not both", name, alias)
+		}
+		delete(fields, alias)
+		fields[name] = raw
+		renamed = true
+	}
+	if !renamed {
+		return body, fields, nil
+	}
+	b, err := json.Marshal(fields)
+	if err != nil {
+		return nil, nil, fmt.Errorf("re-encode request body: %w", err)
+	}
+	return b, fields, nil
 }

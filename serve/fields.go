@@ -12,12 +12,12 @@ import (
 // neither a typo of it nor the same name in another case or separator
 // style (keyed by normalName), or say why a name is no field at all.
 var fieldHints = map[reflect.Type]map[string]string{
-	reflect.TypeFor[queryRequest](): {
+	reflect.TypeFor[QueryRequest](): {
 		"cypher": "query", "q": "query", "parameters": "params", "limit": "max_rows", "rows": "max_rows",
 	},
-	reflect.TypeFor[searchRequest](): {
+	reflect.TypeFor[SearchRequest](): {
 		"q": "query", "text": "query", "limit": "k", "topk": "k", "n": "k",
-		"label": "types", "edgetype": "edge_types", "relationshiptypes": "edge_types", "reltypes": "edge_types",
+		"label": "types", "scoring": "mode", "edgetype": "edge_types", "relationshiptypes": "edge_types", "reltypes": "edge_types",
 		"ef":       "the search beam width is the server's setting (vaultgraph serve --ef), not a request field",
 		"efsearch": "the search beam width is the server's setting (vaultgraph serve --ef), not a request field",
 	},
@@ -27,7 +27,8 @@ var fieldHints = map[reflect.Type]map[string]string{
 	},
 	reflect.TypeFor[retrieve.Request](): {
 		"query": "question", "q": "question", "text": "question", "edgetypes": "types", "limit": "k",
-		"maxdepth": "depth", "hops": "depth",
+		"maxdepth": "depth", "hops": "depth", "chunks": "chunk_cap", "neighbors": "neighbor_cap", "neighbours": "neighbor_cap",
+		"maxchunks": "chunk_cap", "pernodecap": "neighbor_cap", "neighbourcap": "neighbor_cap", "chunkcap": "chunk_cap", "neighborcap": "neighbor_cap",
 	},
 }
 

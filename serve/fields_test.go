@@ -14,8 +14,8 @@ import (
 // requestTypes are the types the routes decode their bodies into, by the
 // name of their schema in openapi.json.
 var requestTypes = map[string]reflect.Type{
-	"QueryRequest":    reflect.TypeFor[queryRequest](),
-	"SearchRequest":   reflect.TypeFor[searchRequest](),
+	"QueryRequest":    reflect.TypeFor[QueryRequest](),
+	"SearchRequest":   reflect.TypeFor[SearchRequest](),
 	"GraphRequest":    reflect.TypeFor[GraphRequest](),
 	"RetrieveRequest": reflect.TypeFor[retrieve.Request](),
 }
@@ -47,6 +47,9 @@ func TestRequestSchemasMatchTypes(t *testing.T) {
 			documented = append(documented, p)
 		}
 		fields := slices.Clone(jsonFields(typ))
+		for alias := range FieldAliases[typ] {
+			fields = append(fields, alias) // older names, documented as deprecated
+		}
 		slices.Sort(documented)
 		slices.Sort(fields)
 		if !slices.Equal(documented, fields) {
@@ -73,7 +76,7 @@ func TestRequestSchemasMatchTypes(t *testing.T) {
 }
 
 func TestClosestField(t *testing.T) {
-	search := jsonFields(reflect.TypeFor[searchRequest]())
+	search := jsonFields(reflect.TypeFor[SearchRequest]())
 	for name, want := range map[string]string{
 		"tpyes":      "types",
 		"Types":      "types",
@@ -94,7 +97,7 @@ func TestClosestField(t *testing.T) {
 		"":           "",
 		"parmas":     "params",
 		"tragets":    "target",
-		"scores":     "score",
+		"modes":      "mode",
 		"thens":      "then",
 		"hits":       "",
 	} {
@@ -122,7 +125,7 @@ func TestEditDistance(t *testing.T) {
 }
 
 func TestDecodeJSON(t *testing.T) {
-	var req searchRequest
+	var req SearchRequest
 	fields, err := decodeJSON([]byte(`{"query": "x", "k": 3, "types": null, "params": {"Query": 1, "zzz": 2}}`), &req)
 	if err != nil {
 		t.Fatal(err)
@@ -162,9 +165,9 @@ func FuzzDecodeJSON(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	known := jsonFields(reflect.TypeFor[searchRequest]())
+	known := jsonFields(reflect.TypeFor[SearchRequest]())
 	f.Fuzz(func(t *testing.T, body []byte) {
-		var req searchRequest
+		var req SearchRequest
 		fields, err := decodeJSON(body, &req)
 		if err != nil {
 			var ae *apiError

@@ -72,7 +72,8 @@ func graphError(ctx context.Context, err error) error {
 }
 
 // retrieval answers POST /retrieve: a retrieve.Request ({"question", "k",
-// "depth", "types", "max_chunks", "per_node_cap", "rank"}), answered with a
+// "depth", "types", "chunk_cap", "neighbor_cap", "rank"}; max_chunks and
+// per_node_cap are accepted for the caps, see FieldAliases), answered with a
 // retrieve.Result whose notice says that chunk text is quoted vault content.
 func (s *Server) retrieval(c *fiber.Ctx, r *retrieve.Retriever, embedder embed.Embedder, unavailable error) error {
 	if r == nil {
@@ -89,10 +90,10 @@ func (s *Server) retrieval(c *fiber.Ctx, r *retrieve.Retriever, embedder embed.E
 	if req.Depth != nil && *req.Depth < 0 {
 		return badRequest("depth must be at least 0 (0 returns the seeds only), not %d", *req.Depth)
 	}
-	if err := body.atLeast("max_chunks", req.MaxChunks, 1); err != nil {
+	if err := body.atLeast("chunk_cap", req.MaxChunks, 1); err != nil {
 		return err
 	}
-	if err := body.atLeast("per_node_cap", req.PerNodeCap, 1); err != nil {
+	if err := body.atLeast("neighbor_cap", req.PerNodeCap, 1); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.QueryTimeout)

@@ -63,6 +63,7 @@ type statusResponse struct {
 	// server serves, in order, the default first marked.
 	Vault  string        `json:"vault"`
 	Vaults []vaultStatus `json:"vaults"`
+	sidecarStatus
 }
 
 // vaultStatus is one vault in /status's list.
@@ -162,6 +163,7 @@ func (s *Server) status(c *fiber.Ctx, snap *store.Snapshot) error {
 			Open: st.Open, LastRejection: st.LastRejection, LastFallback: st.LastFallback},
 	}
 	res.Vault, res.Vaults = s.vault(c).Name, s.vaultList()
+	res.sidecarStatus = sidecarStatusOf(snap)
 	if v := m.Vectors; v != nil {
 		res.Pending = pendingVectors{Chunks: v.Chunks.Pending, Edges: v.Edges.Pending, Reason: v.PendingReason}
 	}

@@ -17,20 +17,6 @@ import (
 // maxQueryBytes bounds the text of a query or search.
 const maxQueryBytes = 64 << 10
 
-// queryRequest is POST /query.
-type queryRequest struct {
-	Query  string         `json:"query"`
-	Params map[string]any `json:"params"`
-	// TimeoutMS and MaxRows lower the server's limits for this query;
-	// they cannot raise them.
-	TimeoutMS int `json:"timeout_ms"`
-	MaxRows   int `json:"max_rows"`
-	// Backend is the Typed Graph sidecar's engine choice, builtin or
-	// ladybug; both run on the snapshot's graph, which reads every
-	// construct either of them does (see checkBackend).
-	Backend string `json:"backend"`
-}
-
 // checkBackend accepts the Typed Graph sidecar's backend names. Its
 // builtin engine and its LadybugDB mirror differ in what they read;
 // vaultgraph's one engine reads the union (UNWIND and CASE, which only
@@ -66,7 +52,7 @@ type queryResponse struct {
 }
 
 func (s *Server) query(c *fiber.Ctx, snap *store.Snapshot) error {
-	var req queryRequest
+	var req QueryRequest
 	body, err := decodeBody(c, &req)
 	if err != nil {
 		return err

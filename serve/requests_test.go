@@ -126,6 +126,10 @@ func TestRequestFieldsMatchOpenAPI(t *testing.T) {
 				t.Errorf("POST %s: integer field %s documents no minimum", path, name)
 				continue
 			}
+			// An older name's errors name the field it stands for.
+			if canonical, ok := aliasOf(name); ok {
+				name = canonical
+			}
 			r = ts.post(path, with(base, name, *p.Minimum-1))
 			if r.status != 400 || !strings.Contains(r.errorMessage(), name) {
 				t.Errorf("POST %s with %s = %d, below its minimum: %d %s", path, name, *p.Minimum-1, r.status, r.body)
@@ -153,7 +157,7 @@ func TestUnknownFields(t *testing.T) {
 		{"/graph", `{"action": "neighbors", "sourcePath": "Search", "edge_types": ["funds"]}`, `unknown field "edge_types"; did you mean "edgeTypes"?`, 1, 49},
 		{"/graph", `{"action": "neighbors", "sourcePath": "Search", "types": ["funds"]}`, `unknown field "types"; did you mean "edgeTypes"?`, 0, 0},
 		{"/retrieve", `{"query": "who funds search?"}`, `unknown field "query"; did you mean "question"?`, 1, 2},
-		{"/retrieve", `{"question": "q", "max-chunks": 3}`, `unknown field "max-chunks"; did you mean "max_chunks"?`, 0, 0},
+		{"/retrieve", `{"question": "q", "max-chunks": 3}`, `unknown field "max-chunks"; did you mean "chunk_cap"?`, 0, 0},
 		{"/query", `{"query": "RETURN 1", "timeout": 5}`, `unknown field "timeout"; did you mean "timeout_ms"?`, 0, 0},
 		{"/query", `{"query": "RETURN 1", "zebra": 5}`, `unknown field "zebra"; the fields of this request are query, params, timeout_ms, max_rows`, 0, 0},
 	} {
@@ -183,7 +187,7 @@ func TestSearchFilters(t *testing.T) {
 		r := ts.post("/search", body)
 		var s struct {
 			Target string
-			Hits   []hit
+			Hits   []hit `json:"results"`
 		}
 		if err := json.Unmarshal(r.body, &s); err != nil {
 			t.Fatalf("%s: %v", r.body, err)
@@ -229,11 +233,11 @@ func TestSearchFilters(t *testing.T) {
 			body = fmt.Sprintf(`{"query": "search project", "types": ["Project"], "target": %q}`, target)
 		}
 		r := ts.post("/search", body)
-		if r.status != 200 || r.object(t)["target"] != "notes" || !strings.Contains(string(r.body), `"Projects/Search.md"`) {
+		if r.status != 200 || r.object(t)["target"] != "nodes" || !strings.Contains(string(r.body), `"Projects/Search.md"`) {
 			t.Errorf("target %q = %d %.300s", target, r.status, r.body)
 		}
 	}
-	if r := ts.post("/search", `{"query": "x", "target": "pages"}`); r.status != 400 || !strings.Contains(r.errorMessage(), "notes, chunks or edges") {
+	if r := ts.post("/search", `{"query": "x", "target": "pages"}`); r.status != 400 || !strings.Contains(r.errorMessage(), "nodes, chunks or edges") {
 		t.Errorf("unknown target = %d %s", r.status, r.body)
 	}
 }
@@ -244,7 +248,9 @@ func TestSearchNumbers(t *testing.T) {
 	count := func(body string) (*response, int) {
 		t.Helper()
 		r := ts.post("/search", body)
-		var s struct{ Hits []any }
+		var s struct {
+			Hits []any `json:"results"`
+		}
 		json.Unmarshal(r.body, &s)
 		return r, len(s.Hits)
 	}
@@ -416,4 +422,14 @@ func TestOutOfMemoryStatus(t *testing.T) {
 	if r.status != 503 || r.errorKind() != "out_of_memory" || r.header.Get("Retry-After") != "2" || !strings.Contains(r.errorMessage(), "--graph-memory") {
 		t.Errorf("POST /query = %d %v %s", r.status, r.header, r.body)
 	}
+}
+
+// aliasOf returns the field an older name stands for.
+func aliasOf(name string) (string, bool) {
+	for _, aliases := range serve.FieldAliases {
+		if c, ok := aliases[name]; ok {
+			return c, true
+		}
+	}
+	return "", false
 }

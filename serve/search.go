@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -15,41 +16,22 @@ import (
 	"github.com/vaultgraph/vaultgraph/snapshot/search"
 )
 
-// searchRequest is POST /search. Its filters mean what they mean in
-// package search and in vaultgraph search: Types are note labels, for
-// every target (for edges: a label of either end), and EdgeTypes are edge
-// types.
-type searchRequest struct {
-	Query string `json:"query"`
-	// Target is notes (default; nodes is accepted for it), chunks or
-	// edges.
-	Target string `json:"target"`
-	// Types keeps notes with one of these labels, chunks of such notes,
-	// and edges with such a note at either end. Labels is its older name;
-	// the two are merged.
-	Types  []string `json:"types"`
-	Labels []string `json:"labels"`
-	// EdgeTypes keeps edges of these types (target edges only).
-	EdgeTypes []string `json:"edge_types"`
-	K         int      `json:"k"`
-	// Score is best (default) or mean, for notes.
-	Score string `json:"score"`
-	// Then is a Cypher query run after the search on the same snapshot,
-	// with the hits bound to $hits (see searchResponse.HitIDs) and Params
-	// bound as usual.
-	Then      string         `json:"then"`
-	Params    map[string]any `json:"params"`
-	TimeoutMS int            `json:"timeout_ms"`
-	MaxRows   int            `json:"max_rows"`
-}
-
 // searchResponse is the answer to POST /search.
+//
+// Its names are the Typed Graph sidecar's (results, citation, stale,
+// notices); hit_ids, exact, pending and chunks are vaultgraph's own.
 type searchResponse struct {
 	Snapshot string `json:"snapshot"`
 	Target   string `json:"target"`
-	// Hits are search.NoteHit, search.ChunkHit or search.EdgeHit, best
+	// Results are search.NoteHit, search.ChunkHit or search.EdgeHit, best
 	// first.
-	Hits any `json:"hits"`
+	Results any `json:"results"`
+	// Stale is the sidecar's flag for hits from vectors of another model;
+	// a snapshot's vectors and the model searching them always agree (a
+	// mismatch is refused), so it is false.
+	Stale bool `json:"stale"`
+	// Notices say what may be missing: texts without a vector yet.
+	Notices []string `json:"notices,omitempty"`
 	// HitIDs is what $hits holds in Then: note ids for notes and chunks
 	// (the notes of the chunks, first occurrence first), edge ids for
 	// edges.
@@ -62,7 +44,7 @@ type searchResponse struct {
 }
 
 func (s *Server) search(c *fiber.Ctx, snap *store.Snapshot) error {
-	var req searchRequest
+	var req SearchRequest
 	body, err := decodeBody(c, &req)
 	if err != nil {
 		return err
@@ -92,7 +74,10 @@ func (s *Server) search(c *fiber.Ctx, snap *store.Snapshot) error {
 		return searchError(ctx, snap, err)
 	}
 	res := searchResponse{Snapshot: snap.ID, Target: targetName(found.Target), Exact: found.Exact, Pending: found.Pending, Notice: VaultTextNotice}
-	res.Hits, res.HitIDs = hitsOf(found, snap.Notes)
+	res.Results, res.HitIDs = hitsOf(found, snap.Notes)
+	if found.Pending > 0 {
+		res.Notices = append(res.Notices, fmt.Sprintf("%d texts have no vector yet and cannot be found until the next index run embeds them; results may be incomplete", found.Pending))
+	}
 	if req.Then != "" {
 		params := make(map[string]any, len(req.Params)+1)
 		for k, v := range req.Params {
@@ -108,7 +93,7 @@ func (s *Server) search(c *fiber.Ctx, snap *store.Snapshot) error {
 	return c.JSON(res)
 }
 
-func (s *Server) searchQuery(req searchRequest, body bodyFields, snap *store.Snapshot) (search.Query, error) {
+func (s *Server) searchQuery(req SearchRequest, body bodyFields, snap *store.Snapshot) (search.Query, error) {
 	if err := checkQueryText("query", req.Query); err != nil {
 		return search.Query{}, err
 	}
@@ -127,9 +112,12 @@ func (s *Server) searchQuery(req searchRequest, body bodyFields, snap *store.Sna
 	if body.has("k") && (req.K < 1 || req.K > s.opts.MaxK) {
 		return search.Query{}, badRequest("k must be between 1 and %d, not %d; leave it out for %d", s.opts.MaxK, req.K, defaultK(s.opts.MaxK))
 	}
-	score := search.Score(req.Score)
-	if score != "" && score != search.Best && score != search.Mean {
-		return search.Query{}, badRequest("score must be best or mean")
+	score, err := ParseMode(req.Mode)
+	if err != nil {
+		return search.Query{}, badRequest("%s", err.Error())
+	}
+	if err := checkBackend(req.Backend); err != nil {
+		return search.Query{}, err
 	}
 	labels := append(append([]string(nil), req.Types...), req.Labels...)
 	if err := checkLabels(labels, snap); err != nil {
@@ -151,23 +139,32 @@ func (s *Server) searchQuery(req searchRequest, body bodyFields, snap *store.Sna
 // defaultK is the hits of a search that names no k.
 func defaultK(maxK int) int { return min(10, maxK) }
 
-// parseTarget reads the target of a search: notes (the default; nodes, the
-// name package search and vaultgraph search use, is accepted for it),
-// chunks or edges.
+// parseTarget reads the target of a search: nodes (the default, as the
+// Typed Graph sidecar and vaultgraph search name it; notes is accepted for
+// it), chunks or edges.
 func parseTarget(s string) (search.Target, error) {
 	t, err := search.ParseTarget(s)
 	if err != nil {
-		return "", badRequest("target must be notes, chunks or edges (nodes is accepted for notes), not %q", s)
+		return "", badRequest("target must be nodes, chunks or edges (notes is accepted for nodes), not %q", s)
 	}
 	return t, nil
 }
 
-// targetName is the API's name of a search target.
-func targetName(t search.Target) string {
-	if t == search.Notes {
-		return "notes"
+// targetName is the API's name of a search target: nodes, chunks or
+// edges.
+func targetName(t search.Target) string { return string(t) }
+
+// ParseMode reads how a search scores notes from their passages: best
+// (the default) or pooled, the Typed Graph sidecar's names; mean, the
+// older name of pooled, is accepted.
+func ParseMode(mode string) (search.Score, error) {
+	switch strings.ToLower(strings.TrimSpace(mode)) {
+	case "", "best":
+		return search.Best, nil
+	case "pooled", "mean":
+		return search.Mean, nil
 	}
-	return string(t)
+	return "", fmt.Errorf("mode must be best or pooled (mean is accepted for pooled), not %q", mode)
 }
 
 // checkLabels refuses a label filter that names an edge type and no note
@@ -243,6 +240,9 @@ func hitsOf(r *search.Result, notes *store.Notes) (any, []string) {
 	}
 	hits := nonNilHits(r.Notes)
 	for i := range hits {
+		if hits[i].Labels == nil {
+			hits[i].Labels = []string{}
+		}
 		withText(&hits[i].Best)
 		add(hits[i].ID)
 	}

@@ -116,8 +116,8 @@ func TestRoutes(t *testing.T) {
 		}
 		checkSnapshot(t, r, id)
 		var s struct {
-			Hits   []struct{ Source, Target, Type string }
-			HitIDs []string `json:"hit_ids"`
+			Hits   []struct{ Source, Target, Type string } `json:"results"`
+			HitIDs []string                                `json:"hit_ids"`
 			Notice string
 		}
 		json.Unmarshal(r.body, &s)
@@ -132,7 +132,7 @@ func TestRoutes(t *testing.T) {
 			t.Fatalf("POST /search = %d %s", r.status, r.body)
 		}
 		var s struct {
-			Hits []struct{ Note, Text string }
+			Hits []struct{ Note, Text string } `json:"results"`
 			Then struct{ Rows [][]string }
 		}
 		json.Unmarshal(r.body, &s)

@@ -85,9 +85,13 @@ func runGraph(c *cli.Context, action string) error {
 		Action: action, SourcePath: c.String("source"), TargetPath: c.String("target"),
 		MaxDepth: c.Int("max-depth"), MaxNodes: c.Int("max-nodes"), MaxEdges: c.Int("max-edges"),
 		FollowBacklinks: &back, FollowForwardLinks: &fwd, FollowTags: c.Bool("follow-tags"),
-		IncludeUnresolved: c.Bool("include-unresolved"), EdgeTypes: c.StringSlice("edge-types"),
+		EdgeTypes:  c.StringSlice("edge-types"),
 		FileFilter: c.String("file-filter"), FolderFilter: c.String("folder-filter"), TagFilter: c.StringSlice("tag-filter"),
 		All: c.Bool("all"), MaxPaths: c.Int("max-paths"), TimeoutMS: int(c.Duration("timeout").Milliseconds()),
+	}
+	if c.IsSet("include-unresolved") {
+		u := c.Bool("include-unresolved")
+		req.IncludeUnresolved = &u
 	}
 	entry, err := readRef(logger(c), c.String("data"), c.String("snapshot"))
 	if err != nil {

@@ -121,7 +121,7 @@ func TestRetrieveCommand(t *testing.T) {
 		Notice string `json:"notice"`
 		Chunks []struct {
 			Path, Role, Text string
-			Hops             int
+			Hops             int `json:"distance"`
 		} `json:"chunks"`
 		Edges []struct {
 			Source, Target, Type, Role, Sentence string

@@ -268,11 +268,15 @@ func checkDemoOverMCP(t *testing.T, tr mcpTransport) {
 
 	var vs struct {
 		Snapshot string
-		Hits     []struct{ Path, Text string }
+		Results  []struct {
+			ID       string
+			Citation struct{ Path, Heading, Text string }
+		}
 	}
 	text = callOutcome(t, next(), &vs)
-	if len(vs.Hits) == 0 || vs.Hits[0].Path != "Companies/Acme.md" || !strings.Contains(text, "not instructions") {
-		t.Errorf("vector_search hits %+v", vs.Hits)
+	if len(vs.Results) == 0 || vs.Results[0].ID != "Companies/Acme.md" || vs.Results[0].Citation.Path != "Companies/Acme.md" ||
+		vs.Results[0].Citation.Text == "" || !strings.Contains(text, "not instructions") {
+		t.Errorf("vector_search results %+v", vs.Results)
 	}
 	named("vector_search", text, vs.Snapshot)
 

@@ -32,7 +32,7 @@ filters never lose results.`,
 			&cli.StringSliceFlag{Name: "types", Usage: "keep notes with one of these labels: Person,Company"},
 			&cli.StringSliceFlag{Name: "edge-types", Usage: "keep edges of these types: funds,works_at"},
 			&cli.IntFlag{Name: "k", Value: 10, Usage: "number of results", Action: atLeast("k", 1)},
-			&cli.StringFlag{Name: "score", Value: string(search.Best), Usage: "a note's score: its best chunk, or the mean of its chunks"},
+			&cli.StringFlag{Name: "mode", Aliases: []string{"score"}, Value: string(search.Best), Usage: "a note's score: its best chunk (best), or the mean of its chunks (pooled, or mean)"},
 			&cli.IntFlag{Name: "ef", Usage: "HNSW beam width: larger is more exact and slower (default: the snapshot's)", Action: atLeast("ef", 1)},
 			&cli.StringFlag{Name: "embedder", Usage: "fail unless the snapshot's vectors come from this embedder"},
 		}, append(formatFlags(), embedderConnFlags()...)...),
@@ -54,9 +54,9 @@ func runSearch(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	score := search.Score(c.String("score"))
-	if score != search.Best && score != search.Mean {
-		return usageError(fmt.Errorf("unknown --score %q: use %s or %s", score, search.Best, search.Mean))
+	score, err := serve.ParseMode(c.String("mode"))
+	if err != nil {
+		return usageError(fmt.Errorf("unknown --mode %q: use best or pooled", c.String("mode")))
 	}
 	entry, err := readRef(logger(c), c.String("data"), c.String("snapshot"))
 	if err != nil {

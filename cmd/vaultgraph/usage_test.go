@@ -247,7 +247,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"index", "--vault", v, "--data", d, "--poll", "0s"}, "--poll must be positive"},
 		{[]string{"--log-level", "loud", "search", "-d", d, "q"}, `--log-level "loud": use debug, info, warn, error`},
 		// Values of the wrong kind, whoever checks them.
-		{[]string{"search", "-d", d, "q", "--score", "worst"}, `unknown --score "worst"`},
+		{[]string{"search", "-d", d, "q", "--score", "worst"}, `unknown --mode "worst"`},
 		{[]string{"search", "-d", d, "q", "--target", "bogus"}, `unknown search target "bogus"`},
 	} {
 		r := vg(t, tc.args...)

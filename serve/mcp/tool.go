@@ -36,6 +36,9 @@ type tool struct {
 	paged bool
 	// args checks arguments against def's input schema.
 	args *argsSchema
+	// aliases are older names of arguments (serve.FieldAliases), renamed
+	// to their own before the check.
+	aliases map[string]string
 }
 
 func (t *tool) unavailable(snap *store.Snapshot) error {
@@ -95,6 +98,10 @@ func (s *Server) handler(t *tool) server.ToolHandlerFunc {
 // end, and encodes the answer before releasing it. It returns the id of
 // the snapshot that answered and the call's outcome.
 func (s *Server) call(ctx context.Context, t *tool, req mcp.CallToolRequest) (*mcp.CallToolResult, string, string) {
+	req, err := t.aliased(req)
+	if err != nil {
+		return toolError("", err.Error()), "", outcomeError
+	}
 	if err := t.args.check(req); err != nil {
 		return toolError("", err.Error()), "", outcomeError
 	}
@@ -283,4 +290,46 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// aliased renames the arguments of req that t.aliases names (older names
+// of its arguments) to their own names; a call naming both is refused.
+func (t *tool) aliased(req mcp.CallToolRequest) (mcp.CallToolRequest, error) {
+	if len(t.aliases) == 0 {
+		return req, nil
+	}
+	raw := req.Params.RawArguments
+	if len(raw) == 0 {
+		raw, _ = json.Marshal(req.Params.Arguments)
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal(raw, &args) != nil || args == nil {
+		return req, nil // the schema check says what is wrong
+	}
+	changed := false
+	for alias, name := range t.aliases {
+		v, ok := args[alias]
+		if !ok {
+			continue
+		}
+		if _, both := args[name]; both {
+			return req, agentErrorf("send %s or its older name %s, not both", name, alias)
+		}
+		delete(args, alias)
+		args[name] = v
+		changed = true
+	}
+	if !changed {
+		return req, nil
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return req, fmt.Errorf("re-encode arguments: %w", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return req, fmt.Errorf("re-decode arguments: %w", err)
+	}
+	req.Params.RawArguments, req.Params.Arguments = b, m
+	return req, nil
 }

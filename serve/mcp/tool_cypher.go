@@ -21,13 +21,6 @@ const (
 	maxQueryBytes     = 64 << 10
 )
 
-type cypherArgs struct {
-	Query     string         `json:"query"`
-	Params    map[string]any `json:"params"`
-	MaxRows   int            `json:"max_rows"`
-	TimeoutMS int            `json:"timeout_ms"`
-}
-
 // cypherOutput is cypher_query's structured content.
 type cypherOutput struct {
 	Snapshot string           `json:"snapshot"`
@@ -58,6 +51,7 @@ func (s *Server) cypherTool() *tool {
 			mcp.Description("Most rows the query may return.")),
 		mcp.WithInteger("timeout_ms", mcp.Min(1), mcp.Max(int(s.opts.QueryTimeout.Milliseconds())),
 			mcp.DefaultNumber(int(s.opts.QueryTimeout.Milliseconds())), mcp.Description("Time limit.")),
+		mcp.WithString("backend", mcp.Enum("builtin", "ladybug"), mcp.Description("The Typed Graph sidecar's engine; both run on this graph.")),
 		mcp.WithOutputSchema[cypherOutput](),
 	)
 	return &tool{def: def, needs: func(snap *store.Snapshot) error {
@@ -72,7 +66,7 @@ func (s *Server) cypherTool() *tool {
 }
 
 func (s *Server) runCypher(ctx context.Context, snap *store.Snapshot, req mcp.CallToolRequest) (*answer, error) {
-	var args cypherArgs
+	var args serve.QueryRequest
 	if err := bind(req, &args); err != nil {
 		return nil, err
 	}

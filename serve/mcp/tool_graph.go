@@ -100,7 +100,7 @@ func (s *Server) graphTool() *tool {
 		mcp.WithBoolean("followBacklinks", mcp.DefaultBool(true), mcp.Description("Follow links in.")),
 		mcp.WithBoolean("followForwardLinks", mcp.DefaultBool(true), mcp.Description("Follow links out.")),
 		mcp.WithBoolean("followTags", mcp.DefaultBool(false), mcp.Description("Connect notes sharing a tag.")),
-		mcp.WithBoolean("includeUnresolved", mcp.DefaultBool(false), mcp.Description("Include missing notes (stubs).")),
+		mcp.WithBoolean("includeUnresolved", mcp.Description("Missing notes (stubs): walks visit them only when true; lists show them unless false.")),
 		mcp.WithString("fileFilter", mcp.MaxLength(1000), mcp.Description("Path regexp (RE2) notes must match.")),
 		mcp.WithString("folderFilter", mcp.MaxLength(1000), mcp.Description("Folder notes must be in.")),
 		mcp.WithArray("tagFilter", mcp.WithStringItems(mcp.MinLength(1)), mcp.MaxItems(100), mcp.Description("Tags notes must have one of.")),

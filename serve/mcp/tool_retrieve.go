@@ -4,22 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/vaultgraph/vaultgraph/serve"
 	"github.com/vaultgraph/vaultgraph/serve/store"
 	"github.com/vaultgraph/vaultgraph/snapshot/retrieve"
 )
-
-type retrieveArgs struct {
-	Question   string   `json:"question"`
-	K          int      `json:"k"`
-	Depth      *int     `json:"depth"`
-	Types      []string `json:"types"`
-	MaxChunks  int      `json:"max_chunks"`
-	PerNodeCap int      `json:"per_node_cap"`
-	Rank       string   `json:"rank"`
-}
 
 // retrieveOutput is graphrag_retrieve's structured content: retrieve.Result
 // with edge properties as an object.
@@ -31,7 +23,7 @@ type retrieveOutput struct {
 	Edges    []retrieveEdge   `json:"edges"`
 	Notes    []retrieve.Note  `json:"notes"`
 	// Truncated is set when more chunks or edges qualified than the
-	// bounds (max_chunks, the result size cap) let through.
+	// bounds (chunk_cap, the result size cap) let through.
 	Truncated    bool     `json:"truncated"`
 	Rank         string   `json:"rank"`
 	Depth        int      `json:"depth"`
@@ -68,10 +60,10 @@ func (s *Server) retrieveTool() *tool {
 			mcp.Description("Hops along typed edges (0: seeds only).")),
 		mcp.WithArray("types", mcp.WithStringItems(mcp.MinLength(1)), mcp.MaxItems(100),
 			mcp.Description("Edge types to walk (default every typed one).")),
-		mcp.WithInteger("max_chunks", mcp.Min(1), mcp.Max(retrieve.MaxChunks), mcp.DefaultNumber(retrieve.DefaultMaxChunks),
-			mcp.Description("Most passages returned.")),
-		mcp.WithInteger("per_node_cap", mcp.Min(1), mcp.Max(retrieve.MaxPerNodeCap), mcp.DefaultNumber(retrieve.DefaultPerNodeCap),
-			mcp.Description("Most neighbours per note per hop.")),
+		mcp.WithInteger("chunk_cap", mcp.Min(1), mcp.Max(retrieve.MaxChunks), mcp.DefaultNumber(retrieve.DefaultMaxChunks),
+			mcp.Description("Most passages returned (max_chunks accepted).")),
+		mcp.WithInteger("neighbor_cap", mcp.Min(1), mcp.Max(retrieve.MaxPerNodeCap), mcp.DefaultNumber(retrieve.DefaultPerNodeCap),
+			mcp.Description("Most neighbours per note per hop (per_node_cap accepted).")),
 		mcp.WithString("rank", mcp.Enum(retrieve.RankDistance, retrieve.RankPPR), mcp.DefaultString(retrieve.RankDistance),
 			mcp.Description("Neighbours by hops or by personalised PageRank (ppr).")),
 		mcp.WithOutputSchema[retrieveOutput](),
@@ -84,16 +76,16 @@ func (s *Server) retrieveTool() *tool {
 			return snap.RetrieveErr
 		}
 		return errors.New("the snapshot has no retriever")
-	}, run: s.runRetrieve, paged: true}
+	}, run: s.runRetrieve, paged: true, aliases: serve.FieldAliases[reflect.TypeFor[retrieve.Request]()]}
 }
 
 func (s *Server) runRetrieve(ctx context.Context, snap *store.Snapshot, req mcp.CallToolRequest) (*answer, error) {
-	var args retrieveArgs
+	var args retrieve.Request
 	if err := bind(req, &args); err != nil {
 		return nil, err
 	}
-	res, err := snap.Retriever.Retrieve(ctx, retrieve.Request{Question: args.Question, K: min(args.K, s.opts.MaxK), Depth: args.Depth,
-		Types: args.Types, MaxChunks: args.MaxChunks, PerNodeCap: args.PerNodeCap, Rank: args.Rank})
+	args.K = min(args.K, s.opts.MaxK)
+	res, err := snap.Retriever.Retrieve(ctx, args)
 	if err != nil {
 		return nil, err
 	}
@@ -111,14 +103,14 @@ func (s *Server) runRetrieve(ctx context.Context, snap *store.Snapshot, req mcp.
 			Properties: propertyMap(e.Properties), Sentence: e.Sentence, Role: e.Role, Score: e.Score})
 	}
 	if res.Truncated {
-		out.Message = "more passages or edges qualified; raise max_chunks for more"
+		out.Message = "more passages or edges qualified; raise chunk_cap for more"
 	}
 	shrink := func(frac float64) bool {
 		cut := cutList(&out.Chunks, frac, 1)
 		cut = cutList(&out.Edges, frac, 0) || cut
 		if cut {
 			out.Truncated = true
-			out.Message = fmt.Sprintf("passages cut to %d and edges to %d to fit %d KiB; lower max_chunks or ask a narrower question",
+			out.Message = fmt.Sprintf("passages cut to %d and edges to %d to fit %d KiB; lower chunk_cap or ask a narrower question",
 				len(out.Chunks), len(out.Edges), s.opts.MaxResultBytes>>10)
 		}
 		return cut

@@ -70,22 +70,22 @@ func TestToolsAnswerFromTheDemoVault(t *testing.T) {
 	t.Run("vector_search", func(t *testing.T) {
 		var out searchOutput
 		text := callOK(t, c, toolSearch, map[string]any{"query": "Acme funds"}, &out)
-		if len(out.Hits) == 0 || out.Hits[0].Path != "Companies/Acme.md" || out.Hits[0].Line == 0 || out.Hits[0].Text == "" {
-			t.Fatalf("hits %+v", out.Hits)
+		if len(out.Results) == 0 || out.Results[0].Citation.Path != "Companies/Acme.md" || out.Results[0].ID != "Companies/Acme.md" || out.Results[0].Citation.Line == 0 || out.Results[0].Citation.Text == "" {
+			t.Fatalf("hits %+v", out.Results)
 		}
-		if out.Target != "notes" || out.EmbedderKind != "lexical" || !strings.Contains(text, `"rank":1`) || !strings.Contains(text, `"path":"Companies/Acme.md"`) {
+		if out.Target != "nodes" || out.EmbedderKind != "lexical" || !strings.Contains(text, `"rank":1`) || !strings.Contains(text, `"path":"Companies/Acme.md"`) {
 			t.Errorf("%+v\n%s", out, text)
 		}
 		callOK(t, c, toolSearch, map[string]any{"query": "money", "target": "edges", "edge_types": []string{"funds"}}, &out)
-		if len(out.Hits) == 0 || out.Hits[0].Type != "funds" || out.Hits[0].Sentence == "" {
-			t.Errorf("edge hits %+v", out.Hits)
+		if len(out.Results) == 0 || out.Results[0].Type != "funds" || out.Results[0].Sentence == "" {
+			t.Errorf("edge hits %+v", out.Results)
 		}
 		// types are note labels for every target: edges with a Company at either end.
 		callOK(t, c, toolSearch, map[string]any{"query": "funds", "target": "edges", "types": []string{"Company"}}, &out)
-		if len(out.Hits) == 0 {
+		if len(out.Results) == 0 {
 			t.Error("no edges with a Company at either end")
 		}
-		for _, h := range out.Hits {
+		for _, h := range out.Results {
 			if !strings.HasPrefix(h.Source, "Companies/") && !strings.HasPrefix(h.Target, "Companies/") {
 				t.Errorf("edge %s -%s-> %s has no Company end", h.Source, h.Type, h.Target)
 			}
@@ -93,9 +93,20 @@ func TestToolsAnswerFromTheDemoVault(t *testing.T) {
 		if res := call(t, c, toolSearch, map[string]any{"query": "x", "target": "notes", "edge_types": []string{"funds"}}); !res.IsError {
 			t.Error("edge_types with target notes was accepted")
 		}
+		// The Typed Graph sidecar's forms: target nodes, mode, then on $hits,
+		// and the older score.
+		text = callOK(t, c, toolSearch, map[string]any{"query": "Acme funds", "target": "nodes", "k": 3, "mode": "pooled",
+			"then": "MATCH (n) WHERE id(n) IN $hits RETURN n.title ORDER BY n.title", "backend": "builtin"}, &out)
+		if out.Target != "nodes" || len(out.Results) != 3 || out.Then == nil || len(out.Then.Rows) != 3 || !strings.Contains(text, `"then":`) {
+			t.Errorf("nodes with then: %+v\n%s", out, text)
+		}
+		callOK(t, c, toolSearch, map[string]any{"query": "Acme funds", "score": "mean"}, &out)
+		if msg := callErr(t, c, toolSearch, map[string]any{"query": "x", "score": "mean", "mode": "best"}); !strings.Contains(msg, "not both") {
+			t.Errorf("score and mode: %s", msg)
+		}
 		callOK(t, c, toolSearch, map[string]any{"query": "search project", "target": "chunks", "k": 3, "types": []string{"Person"}}, &out)
-		if len(out.Hits) != 3 || !strings.HasPrefix(out.Hits[0].Path, "People/") || out.Hits[0].ChunkID == "" {
-			t.Errorf("chunk hits of people %+v", out.Hits)
+		if len(out.Results) != 3 || !strings.HasPrefix(out.Results[0].Citation.Path, "People/") || out.Results[0].Citation.ChunkID == "" {
+			t.Errorf("chunk hits of people %+v", out.Results)
 		}
 	})
 
@@ -386,7 +397,7 @@ func TestAnswersPageWithinTheBudget(t *testing.T) {
 	hits := pages(toolSearch, map[string]any{"query": "search ranking crawler", "target": "chunks", "k": 40})
 	n := 0
 	for _, p := range hits {
-		n += len(p["hits"].([]any))
+		n += len(p["results"].([]any))
 	}
 	if len(hits) < 2 || n != 40 {
 		t.Errorf("search: %d hits in %d pages", n, len(hits))

@@ -167,7 +167,8 @@ func TestTraverse(t *testing.T) {
 	if got := nodePaths(do(t, g, req)); !slices.Equal(got, []string{"Projects/Search.md", "Projects/Crawler.md", "Projects/Ranking.md"}) {
 		t.Errorf("forward depends_on = %v", got)
 	}
-	req.IncludeUnresolved = true
+	yes := true
+	req.IncludeUnresolved = &yes
 	resp = do(t, g, req)
 	if got := nodePaths(resp); !slices.Contains(got, "Query Understanding") || resp.Nodes[len(resp.Nodes)-1].Type != "stub" {
 		t.Errorf("with includeUnresolved = %v", got)

@@ -43,8 +43,9 @@ func (g *Graph) list(ctx context.Context, req Request, action string) (*Response
 	case ActionForwardlinks:
 		q.forward, q.backward, q.tags = true, false, false
 	}
-	// Lists show links to missing notes; walks leave them out by default.
-	q.unresolved = true
+	// Lists show links to missing notes unless asked not to; walks leave
+	// them out by default.
+	q.unresolved = req.IncludeUnresolved == nil || *req.IncludeUnresolved
 	maxEdges := q.maxEdges
 	if req.MaxEdges == 0 {
 		maxEdges = 4 * q.limit

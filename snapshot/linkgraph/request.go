@@ -71,8 +71,10 @@ type Request struct {
 	// "tag" whose count is the number of shared tags).
 	FollowTags bool `json:"followTags,omitempty"`
 	// IncludeUnresolved lets traversals and paths visit stubs, the targets
-	// of links to missing notes.
-	IncludeUnresolved bool `json:"includeUnresolved,omitempty"`
+	// of links to missing notes (default false). Neighbors, backlinks and
+	// forwardlinks list stubs unless it is set false, as the plugin's
+	// includeUnresolved: false asks.
+	IncludeUnresolved *bool `json:"includeUnresolved,omitempty"`
 	// FileFilter is a regular expression (RE2) a note's path must match;
 	// FolderFilter a folder its path must be in. The source always passes.
 	FileFilter   string `json:"fileFilter,omitempty"`
@@ -214,7 +216,7 @@ type query struct {
 }
 
 func newQuery(req Request) (*query, error) {
-	q := &query{req: req, forward: true, backward: true, tags: req.FollowTags, unresolved: req.IncludeUnresolved}
+	q := &query{req: req, forward: true, backward: true, tags: req.FollowTags, unresolved: req.IncludeUnresolved != nil && *req.IncludeUnresolved}
 	if req.FollowForwardLinks != nil {
 		q.forward = *req.FollowForwardLinks
 	}

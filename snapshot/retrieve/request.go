@@ -58,10 +58,12 @@ type Request struct {
 	// Types are the edge types walked and returned (default: every typed
 	// edge type; plain links and embeds only when named here).
 	Types []string `json:"types,omitempty"`
-	// MaxChunks bounds the chunks returned (default 20).
-	MaxChunks int `json:"max_chunks,omitempty"`
-	// PerNodeCap bounds the neighbours one note adds per hop (default 8).
-	PerNodeCap int `json:"per_node_cap,omitempty"`
+	// MaxChunks bounds the chunks returned (default 20): the Typed Graph
+	// sidecar's chunk_cap (max_chunks before).
+	MaxChunks int `json:"chunk_cap,omitempty"`
+	// PerNodeCap bounds the neighbours one note adds per hop (default 8):
+	// the sidecar's neighbor_cap (per_node_cap before).
+	PerNodeCap int `json:"neighbor_cap,omitempty"`
 	// Rank is "distance" (default) or "ppr".
 	Rank string `json:"rank,omitempty"`
 }
@@ -114,7 +116,9 @@ type Chunk struct {
 	// PPR is the note's personalised PageRank with rank "ppr".
 	PPR  float64 `json:"ppr,omitempty"`
 	Role string  `json:"role"`
-	Hops int     `json:"hops"`
+	// Hops is the number of hops from the nearest seed, 0 for hits: the
+	// sidecar's distance.
+	Hops int `json:"distance"`
 	// Via is the sentence of the edge a neighbour was reached by.
 	Via string `json:"via,omitempty"`
 }
@@ -140,7 +144,7 @@ type Note struct {
 	Labels []string `json:"labels,omitempty"`
 	Stub   bool     `json:"stub,omitempty"`
 	Role   string   `json:"role"`
-	Hops   int      `json:"hops"`
+	Hops   int      `json:"distance"`
 	// Chunks is the number of its chunks in the result.
 	Chunks int `json:"chunks"`
 }
@@ -166,7 +170,7 @@ func (req Request) params(typed []string) (params, error) {
 		p.depth = *req.Depth
 	}
 	if p.k < 0 || p.depth < 0 || p.maxChunks < 0 || p.perNode < 0 {
-		return p, fmt.Errorf("%w: k, depth, max_chunks and per_node_cap must not be negative", ErrInvalidRequest)
+		return p, fmt.Errorf("%w: k, depth, chunk_cap and neighbor_cap must not be negative", ErrInvalidRequest)
 	}
 	p.k = bound(p.k, DefaultK, MaxK)
 	p.maxChunks = bound(p.maxChunks, DefaultMaxChunks, MaxChunks)

@@ -173,7 +173,7 @@ func TestRetrieveOptions(t *testing.T) {
 
 func TestRequestJSON(t *testing.T) {
 	var req retrieve.Request
-	body := `{"question":"q","k":3,"depth":0,"types":["funds"],"max_chunks":7,"per_node_cap":2,"rank":"ppr"}`
+	body := `{"question":"q","k":3,"depth":0,"types":["funds"],"chunk_cap":7,"neighbor_cap":2,"rank":"ppr"}`
 	if err := json.Unmarshal([]byte(body), &req); err != nil {
 		t.Fatal(err)
 	}

@@ -97,6 +97,8 @@ type edgeRow struct {
 	Target   string `parquet:"target"`
 	Type     string `parquet:"type"`
 	Sentence string `parquet:"sentence"`
+	Heading  string `parquet:"heading"`
+	Line     int32  `parquet:"line"`
 }
 
 // Open reads the snapshot's vectors, graphs and tables. It fails with

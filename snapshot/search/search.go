@@ -95,13 +95,16 @@ type ChunkHit struct {
 }
 
 // NoteHit is a note, its score and its best passage as the citation.
+//
+// The JSON names are the Typed Graph sidecar's: a client of its /search
+// reads id, score, labels, title and citation {path, heading, text}.
 type NoteHit struct {
 	ID     string   `json:"id"`
 	Path   string   `json:"path"`
 	Title  string   `json:"title"`
-	Labels []string `json:"labels,omitempty"`
+	Labels []string `json:"labels"`
 	Score  float32  `json:"score"`
-	Best   ChunkHit `json:"best_chunk"`
+	Best   ChunkHit `json:"citation"`
 }
 
 // EdgeHit is an edge and the sentence that describes it.
@@ -112,6 +115,16 @@ type EdgeHit struct {
 	Type     string  `json:"type"`
 	Sentence string  `json:"sentence"`
 	Score    float32 `json:"score"`
+	// Citation is where the edge is written: the source note, the heading
+	// it is under and its line.
+	Citation EdgeCitation `json:"citation"`
+}
+
+// EdgeCitation is where an edge is written.
+type EdgeCitation struct {
+	Path    string `json:"path"`
+	Heading string `json:"heading,omitempty"`
+	Line    int    `json:"line,omitempty"`
 }
 
 // Search embeds q.Text with e and searches. It fails with an error wrapping
@@ -374,7 +387,8 @@ func (ix *Index) searchEdges(q Query, vec []float32) ([]EdgeHit, bool, error) {
 			for _, it := range ix.edges.items(h.Row) {
 				if keep(it) && len(out) < q.K {
 					e := ix.edge[it]
-					out = append(out, EdgeHit{ID: e.ID, Source: e.Source, Target: e.Target, Type: e.Type, Sentence: e.Sentence, Score: h.Score})
+					out = append(out, EdgeHit{ID: e.ID, Source: e.Source, Target: e.Target, Type: e.Type, Sentence: e.Sentence, Score: h.Score,
+						Citation: EdgeCitation{Path: e.Source, Heading: e.Heading, Line: int(e.Line)}})
 				}
 			}
 		}
