@@ -167,8 +167,10 @@ func snippet(text string, max int) string {
 type searchBody struct {
 	Snapshot string `json:"snapshot"`
 	Target   string `json:"target"`
-	// Hits are notes, chunks or edges, best first.
-	Hits any `json:"hits"`
+	// Hits are notes, chunks or edges, best first (the Typed Graph
+	// sidecar's results).
+	Hits  any  `json:"results"`
+	Stale bool `json:"stale"`
 	// HitIDs are the ids a query's $hits would bind: note ids for notes
 	// and chunks (first occurrence first), edge ids for edges.
 	HitIDs  []string `json:"hit_ids"`
@@ -201,7 +203,6 @@ func searchJSON(r *search.Result) searchBody {
 		}
 		b.Hits = hits
 	default:
-		b.Target = "notes"
 		hits := append([]search.NoteHit{}, r.Notes...)
 		for _, h := range hits {
 			add(h.ID)

@@ -20,13 +20,13 @@ func TestSearchCommand(t *testing.T) {
 	// The JSON is POST /search's: the notes are its hits.
 	var res struct {
 		Target string           `json:"target"`
-		Notes  []search.NoteHit `json:"hits"`
+		Notes  []search.NoteHit `json:"results"`
 	}
 	out := vgOK(t, "search", "--data", data, "--format", "json", "Acme", "funds")
 	if err := json.Unmarshal([]byte(out.stdout), &res); err != nil {
 		t.Fatalf("search --format json: %v\n%s", err, out.stdout)
 	}
-	if res.Target != "notes" || len(res.Notes) == 0 || res.Notes[0].Path != "Companies/Acme.md" || res.Notes[0].Best.Line == 0 {
+	if res.Target != "nodes" || len(res.Notes) == 0 || res.Notes[0].Path != "Companies/Acme.md" || res.Notes[0].Best.Line == 0 {
 		t.Fatalf("notes for 'Acme funds': %+v", res)
 	}
 
