@@ -92,7 +92,7 @@ func TestManifestEmbedderRevision(t *testing.T) {
 func TestFormatVersion(t *testing.T) {
 	// Changing the on-disk format needs a new version and a changelog line
 	// in version.go; update this test together with them.
-	if Version != 2 {
+	if Version != 3 || !SupportedVersion(2) || SupportedVersion(1) {
 		t.Fatalf("Version = %d", Version)
 	}
 }

@@ -46,6 +46,9 @@ type Manifest struct {
 	// BM25 describes the lexical index (see bm25.go); absent when the
 	// snapshot was built without the BM25 stage.
 	BM25 *BM25 `json:"bm25,omitempty"`
+	// Repos are the git repositories indexed with the vault (see code.go),
+	// in the order given.
+	Repos []Repo `json:"repos,omitempty"`
 	// Checksum is the sha256 (hex) of the manifest's own bytes as Encode
 	// wrote them, with this value replaced by 64 zeros; it comes last
 	// and is set by Encode. It covers what the files' checksums cannot:
@@ -74,6 +77,12 @@ type Counts struct {
 	Unresolved int `json:"unresolved_links"`
 	Chunks     int `json:"chunks"`
 	Warnings   int `json:"warnings"`
+	// Code: files, symbols and code edges of the repositories, and the
+	// code links of notes that name no tracked file or symbol.
+	CodeFiles           int `json:"code_files,omitempty"`
+	Symbols             int `json:"symbols,omitempty"`
+	CodeEdges           int `json:"code_edges,omitempty"`
+	UnresolvedCodeLinks int `json:"unresolved_code_links,omitempty"`
 }
 
 // NoteSignature identifies the content of one note file.

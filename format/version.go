@@ -21,8 +21,11 @@ package format
 //	   The manifest ends with manifest_sha256, the sha256 of its own bytes
 //	   (that value zeroed); readers refuse a manifest without it or edited
 //	   after publishing (CheckManifestSum).
-const Version = 2
+//	3: code beside the notes: code_files, symbols, code_chunks and
+//	   code_edges tables and the manifest's repos (see code.go); version 2
+//	   snapshots, which have none, still read.
+const Version = 3
 
 // SupportedVersion reports whether this build can read snapshots written in
 // format version v.
-func SupportedVersion(v int) bool { return v == Version }
+func SupportedVersion(v int) bool { return v == 2 || v == Version }

@@ -24,8 +24,14 @@ type tables struct {
 	chunks     []format.Chunk
 	warnings   []format.Warning
 	unresolved int
-	parsed     int
-	reused     int
+	// code is the code half, nil when no repository was indexed and no
+	// note links to code.
+	code           *codeTables
+	codeEdges      []format.Edge
+	codeLinks      []format.Link
+	unresolvedCode int
+	parsed         int
+	reused         int
 }
 
 // noteRows are the rows one note yields on its own.
@@ -123,7 +129,14 @@ func parseNote(f readFile, opts Options) noteRows {
 
 // resolve turns links into edges and stubs and writes each edge's sentence.
 func (t *tables) resolve() {
-	g := buildGraph(t.links, newResolver(t.notes))
+	var noteLinks []format.Link
+	for _, l := range t.links {
+		if !format.IsCodeID(l.Target) {
+			noteLinks = append(noteLinks, l)
+		}
+	}
+	t.codeLinks = codeLinksOf(t.notes, t.links)
+	g := buildGraph(noteLinks, newResolver(t.notes))
 	slices.SortFunc(g.stubs, func(a, b format.Note) int { return strings.Compare(a.ID, b.ID) })
 	t.notes = append(t.notes, g.stubs...)
 	t.edges = g.edges

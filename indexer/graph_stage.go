@@ -3,6 +3,7 @@ package indexer
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/vaultgraph/vaultgraph/format"
@@ -51,9 +52,21 @@ func (s GraphStage) Run(ctx context.Context, b *Build) error {
 	}
 	defer func() { meter.Done() }()
 	opts := graphdb.BuildOptions{BufferPoolSize: s.BufferPoolSize, Threads: s.Threads, Log: b.Log, Progress: progress}
-	g, err := s.update(ctx, b, opts)
-	if err != nil {
-		return err
+	var g *format.Graph
+	var err error
+	if hasCode(b) {
+		// Code rows join the notes as nodes labelled CodeFile and Symbol.
+		// The update path compares with the parent's notes table only, so
+		// a snapshot with code (or whose parent had code) is built.
+		notes := append(slices.Clone(b.Notes), graphdb.CodeNodes(b.CodeFiles, b.Symbols, b.CodeEdges)...)
+		edges := append(slices.Clone(b.Edges), b.CodeEdges...)
+		if g, err = graphdb.Build(ctx, b.Dir, notes, edges, opts); err != nil {
+			return err
+		}
+	} else {
+		if g, err = s.update(ctx, b, opts); err != nil {
+			return err
+		}
 	}
 	if g == nil {
 		if g, err = graphdb.Build(ctx, b.Dir, b.Notes, b.Edges, opts); err != nil {
@@ -64,6 +77,10 @@ func (s GraphStage) Run(ctx context.Context, b *Build) error {
 	b.Log.Info("graph "+g.Build, "notes", g.Notes, "edges", g.Edges, "edge_types", len(g.EdgeTypes),
 		"elapsed", time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+func hasCode(b *Build) bool {
+	return len(b.CodeFiles) > 0 || len(b.CodeEdges) > 0 || (b.Parent != nil && (len(b.Parent.Manifest.Repos) > 0 || b.Parent.Manifest.Counts.CodeEdges > 0))
 }
 
 // update tries to update the parent's graph. It returns nil without an

@@ -25,8 +25,12 @@ type Result struct {
 	// Parsed notes were read and parsed; Reused ones were taken from the
 	// parent snapshot's tables because their content had not changed.
 	Parsed, Reused int
-	Manifest       *format.Manifest
-	Elapsed        time.Duration
+	// CodeParsed and CodeReused count the repositories' files parsed and
+	// reused by blob hash; HistoryRead the repositories whose history was
+	// read again because HEAD moved.
+	CodeParsed, CodeReused, HistoryRead int
+	Manifest                            *format.Manifest
+	Elapsed                             time.Duration
 	// Stalled is set, with Unchanged, when the run existed only to retry
 	// work the newest snapshot left pending and none of it got done (the
 	// model server is still down): say what is still pending and why.
@@ -82,8 +86,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			walkWarnings = append(walkWarnings, *r.Warning)
 		}
 	}
+	repos, err := readRepos(ctx, opts.Repos, opts.MaxCodeBytes)
+	if err != nil {
+		return nil, err
+	}
 	var retry []string
-	if parent != nil && !opts.Full && sameInputs(parent, read, walkWarnings, opts) {
+	if parent != nil && !opts.Full && sameInputs(parent, read, walkWarnings, opts) && sameRepos(parent.Manifest.Repos, repos) {
 		var rebuild bool
 		if retry, rebuild = pendingWork(parent, opts.Stages); !rebuild && len(retry) == 0 {
 			opts.Log.Debug("vault unchanged", "snapshot", parent.ID)
@@ -97,6 +105,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	warnIfEmptied(parent, len(read), vault, opts)
 	tables.warnings = append(tables.warnings, walkWarnings...)
+	if err := tables.addCode(ctx, repos, parent, opts); err != nil {
+		return nil, err
+	}
 	m := &format.Manifest{
 		Created:     time.Now().UTC(),
 		VaultRoot:   vault,
@@ -116,6 +127,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	res := &Result{ID: id, Dir: dir, Parent: m.Parent, Parsed: tables.parsed, Reused: tables.reused,
 		Manifest: m, Elapsed: time.Since(start)}
+	if tables.code != nil {
+		res.CodeParsed, res.CodeReused, res.HistoryRead = tables.code.parsed, tables.code.reused, tables.code.historyRead
+	}
 	opts.Log.Info("published snapshot", "id", id, "notes", m.Counts.Notes, "edges", m.Counts.Edges,
 		"chunks", m.Counts.Chunks, "warnings", m.Counts.Warnings, "parsed", res.Parsed, "reused", res.Reused,
 		"elapsed", res.Elapsed.Round(time.Millisecond))
@@ -292,7 +306,12 @@ func findParent(data string, opts Options) (*snapshot.Snapshot, string, error) {
 var indexerKinds = []string{
 	format.WarnTooLarge, format.WarnBinary, format.WarnSymlinkLoop, format.WarnSymlinkOutside,
 	format.WarnUnreadable, format.WarnPathConflict, format.WarnDuplicateEdgeID,
+	format.WarnUnresolvedCodeLink, format.WarnCodeSkipped,
 }
+
+// resolveKinds are the indexer's warnings that come from resolving links
+// and reading repositories, not from walking the vault.
+var resolveKinds = []string{format.WarnDuplicateEdgeID, format.WarnUnresolvedCodeLink, format.WarnCodeSkipped}
 
 func isIndexerKind(kind string) bool { return slices.Contains(indexerKinds, kind) }
 
@@ -319,7 +338,7 @@ func sameInputs(parent *snapshot.Snapshot, read []readFile, walkWarnings []forma
 	}
 	var before []format.Warning
 	for _, w := range m.Warnings {
-		if isIndexerKind(w.Kind) && w.Kind != format.WarnDuplicateEdgeID {
+		if isIndexerKind(w.Kind) && !slices.Contains(resolveKinds, w.Kind) {
 			before = append(before, w)
 		}
 	}

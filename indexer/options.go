@@ -33,6 +33,15 @@ type Options struct {
 	Workers int
 	// LockWait is how long to wait for another indexer to finish.
 	LockWait time.Duration
+	// Repos are git repositories indexed beside the vault (their tracked
+	// files, symbols, imports, tests and history). They are only ever read.
+	Repos []Repo
+	// MaxCodeBytes caps the size of a tracked file read
+	// (DefaultMaxCodeBytes when 0).
+	MaxCodeBytes int64
+	// CoEditCommits is how many commits of each repository's history count
+	// for co_edits edges (DefaultCoEditCommits when 0).
+	CoEditCommits int
 	// Full re-parses every note instead of reusing the parent snapshot.
 	Full bool
 	// Stages add files to each new snapshot, in order.
@@ -50,6 +59,12 @@ type Options struct {
 func (o Options) withDefaults() Options {
 	if o.MaxNoteBytes <= 0 {
 		o.MaxNoteBytes = DefaultMaxNoteBytes
+	}
+	if o.MaxCodeBytes <= 0 {
+		o.MaxCodeBytes = DefaultMaxCodeBytes
+	}
+	if o.CoEditCommits <= 0 {
+		o.CoEditCommits = DefaultCoEditCommits
 	}
 	if o.ChunkChars <= 0 {
 		o.ChunkChars = format.DefaultChunkChars

@@ -42,6 +42,9 @@ func publish(ctx context.Context, data, id string, parent *snapshot.Snapshot, t 
 			m.Notes[n.Path] = format.NoteSignature{SHA256: n.Signature, Size: n.Size, Modified: n.Modified}
 		}
 	}
+	if t.code != nil {
+		m.Repos = t.code.repos
+	}
 	m.Counts = format.Counts{
 		Notes:      len(m.Notes),
 		Stubs:      len(t.notes) - len(m.Notes),
@@ -51,7 +54,14 @@ func publish(ctx context.Context, data, id string, parent *snapshot.Snapshot, t 
 		Chunks:     len(t.chunks),
 		Warnings:   len(t.warnings),
 	}
+	if t.code != nil {
+		m.Counts.CodeFiles, m.Counts.Symbols, m.Counts.CodeEdges = len(t.code.files), len(t.code.symbols), len(t.codeEdges)
+		m.Counts.UnresolvedCodeLinks = t.unresolvedCode
+	}
 	b := &Build{Dir: w.Dir(), Parent: parent, Notes: t.notes, Edges: t.edges, Chunks: t.chunks, Manifest: m, Log: opts.Log, Progress: opts.Progress, Retry: retry, w: w}
+	if t.code != nil {
+		b.CodeFiles, b.Symbols, b.CodeEdges = t.code.files, t.code.symbols, t.codeEdges
+	}
 	for _, st := range opts.Stages {
 		if err := ctx.Err(); err != nil {
 			return "", err
@@ -77,5 +87,10 @@ func writeTables(dir string, t *tables) error {
 	g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.LinksFile), t.links) })
 	g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.EdgesFile), t.edges) })
 	g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.ChunksFile), t.chunks) })
+	if t.code != nil {
+		g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.CodeFilesFile), t.code.files) })
+		g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.SymbolsFile), t.code.symbols) })
+		g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.CodeEdgesFile), t.codeEdges) })
+	}
 	return g.Wait()
 }

@@ -36,6 +36,9 @@ true, and nothing on stderr), one line per run with --watch.`,
 			&cli.StringFlag{Name: "vault", Aliases: []string{"v"}, Usage: "the vault's root folder", EnvVars: []string{"VAULTGRAPH_VAULT"}, Required: true},
 			dataFlag(),
 			&cli.StringSliceFlag{Name: "ignore", Usage: "glob of vault paths to skip (repeatable): Templates/, *.excalidraw.md"},
+			&cli.StringSliceFlag{Name: "repo", Usage: "a git repository to index beside the vault, NAME=PATH (repeatable); only its tracked files are read, nothing is written to it"},
+			&cli.StringSliceFlag{Name: "repo-include", Usage: "glob of repository paths to read (repeatable; all tracked files when none): src/**, *.py"},
+			&cli.StringSliceFlag{Name: "repo-exclude", Usage: "glob of repository paths to skip (repeatable): vendor/, *.min.js"},
 			&cli.Int64Flag{Name: "max-note-bytes", Value: indexer.DefaultMaxNoteBytes, Usage: "skip (and report) notes larger than this", Action: atLeast[int64]("max-note-bytes", 1)},
 			&cli.IntFlag{Name: "chunk-chars", Value: format.DefaultChunkChars, Usage: "target chunk size in characters", Action: atLeast("chunk-chars", 1)},
 			&cli.DurationFlag{Name: "wait", Usage: "how long to wait for another indexer holding the data directory", Action: notNegative("wait")},
@@ -115,8 +118,21 @@ func indexOptions(c *cli.Context) (indexer.Options, error) {
 			return indexer.Options{}, usageError(fmt.Errorf("--push: %w", err))
 		}
 	}
+	var repos []indexer.Repo
+	for _, s := range c.StringSlice("repo") {
+		r, err := indexer.ParseRepo(s)
+		if err != nil {
+			return indexer.Options{}, usageError(err)
+		}
+		r.Include, r.Exclude = c.StringSlice("repo-include"), c.StringSlice("repo-exclude")
+		repos = append(repos, r)
+	}
+	if len(repos) == 0 && (c.IsSet("repo-include") || c.IsSet("repo-exclude")) {
+		return indexer.Options{}, usageError(errors.New("--repo-include and --repo-exclude need a --repo NAME=PATH"))
+	}
 	return indexer.Options{
 		Stages:       st,
+		Repos:        repos,
 		Vault:        c.String("vault"),
 		Data:         c.String("data"),
 		Ignore:       c.StringSlice("ignore"),
@@ -172,6 +188,10 @@ func printIndexResult(c *cli.Context, res *indexer.Result) {
 	fmt.Fprintf(c.App.Writer, "snapshot %s\n", res.ID)
 	fmt.Fprintf(c.App.Writer, "  notes %d (parsed %d, reused %d), stubs %d, edges %d, unresolved links %d, chunks %d, warnings %d\n",
 		m.Counts.Notes, res.Parsed, res.Reused, m.Counts.Stubs, m.Counts.Edges, m.Counts.Unresolved, m.Counts.Chunks, m.Counts.Warnings)
+	if len(m.Repos) > 0 {
+		fmt.Fprintf(c.App.Writer, "  code files %d (parsed %d, reused %d), symbols %d, code edges %d, unresolved code links %d, repositories %d (history read for %d)\n",
+			m.Counts.CodeFiles, res.CodeParsed, res.CodeReused, m.Counts.Symbols, m.Counts.CodeEdges, m.Counts.UnresolvedCodeLinks, len(m.Repos), res.HistoryRead)
+	}
 	fmt.Fprintf(c.App.Writer, "  %s in %s\n", res.Dir, res.Elapsed.Round(1e6))
 }
 

@@ -1,0 +1,222 @@
+package indexer
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/indexer/gitrepo/gitrepotest"
+	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/graphdb"
+)
+
+func codeRun(t *testing.T, vault, data, repo string, stages ...Stage) *Result {
+	t.Helper()
+	return run(t, vault, data, func(o *Options) {
+		o.Repos = []Repo{{Name: "app", Path: repo}}
+		o.Stages = stages
+	})
+}
+
+func edgeSet(t *testing.T, dir string, types ...string) []string {
+	t.Helper()
+	edges, err := snapshot.ReadTable[format.Edge](filepath.Join(dir, format.CodeEdgesFile))
+	must(t, err)
+	var out []string
+	for _, e := range edges {
+		if slices.Contains(types, e.Type) {
+			s := e.Source + " -" + e.Type + "-> " + e.Target
+			if e.Unresolved {
+				s += " (unresolved)"
+			}
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestRepositoryBesideTheVault(t *testing.T) {
+	repoDir := t.TempDir()
+	r := gitrepotest.Podcast(t, repoDir)
+	r.Write(map[string]string{"notes.log": "untracked and ignored\n", "scratch.py": "def untracked(): pass\n"})
+	before := gitrepotest.Checksums(t, repoDir)
+	vault := writeVault(t, gitrepotest.PodcastVault)
+	data := t.TempDir()
+
+	res := codeRun(t, vault, data, repoDir, GraphStage{BufferPoolSize: 64 << 20})
+	m := res.Manifest
+	if len(m.Repos) != 1 || m.Repos[0].Name != "app" || m.Repos[0].Files != 15 || res.CodeParsed != 15 {
+		t.Fatalf("repos %+v, parsed %d", m.Repos, res.CodeParsed)
+	}
+	files, err := snapshot.ReadTable[format.CodeFile](filepath.Join(res.Dir, format.CodeFilesFile))
+	must(t, err)
+	for _, f := range files {
+		if f.Path == "scratch.py" || f.Path == "notes.log" {
+			t.Errorf("untracked file %s was read", f.Path)
+		}
+	}
+	symbols, err := snapshot.ReadTable[format.Symbol](filepath.Join(res.Dir, format.SymbolsFile))
+	must(t, err)
+	var ids []string
+	for _, s := range symbols {
+		if s.File == "code:app/api/app/cron.py" || s.File == "code:app/web/src/Player.tsx" || s.File == "code:app/uploader/upload.go" {
+			ids = append(ids, s.ID+" "+s.Kind)
+		}
+	}
+	slices.Sort(ids)
+	want := []string{
+		"code:app/api/app/cron.py#mark_done function", "code:app/api/app/cron.py#schedule_daily function",
+		"code:app/uploader/upload.go#UploadEpisode function",
+		"code:app/web/src/Player.tsx#Player function", "code:app/web/src/Player.tsx#usePlayerState function",
+	}
+	if diff := cmp.Diff(want, ids); diff != "" {
+		t.Errorf("symbols (-want +got):\n%s", diff)
+	}
+	wantEdges := []string{
+		"code:app/api/app/cron.py -imports-> code:app/api/app/lock.py",
+		"code:app/api/app/cron.py -imports-> code:app/api/app/podcast.py",
+		"code:app/api/app/podcast.py -imports-> code:app/api/app/feed.py",
+		"code:app/api/tests/test_cron.py -imports-> code:app/api/app/cron.py",
+		"code:app/api/tests/test_cron.py -tests-> code:app/api/app/cron.py",
+		"code:app/api/tests/test_podcast.py -imports-> code:app/api/app/podcast.py",
+		"code:app/api/tests/test_podcast.py -tests-> code:app/api/app/podcast.py",
+		"code:app/uploader/upload.go -imports-> code:app/uploader/storage/storage.go",
+		"code:app/uploader/upload_test.go -tests-> code:app/uploader/upload.go",
+		"code:app/web/src/Player.test.tsx -imports-> code:app/web/src/Player.tsx",
+		"code:app/web/src/Player.test.tsx -tests-> code:app/web/src/Player.tsx",
+		"code:app/web/src/Player.tsx -imports-> code:app/web/src/api.ts",
+	}
+	if diff := cmp.Diff(wantEdges, edgeSet(t, res.Dir, format.TypeImports, format.TypeTests)); diff != "" {
+		t.Errorf("imports and tests (-want +got):\n%s", diff)
+	}
+	calls := edgeSet(t, res.Dir, format.TypeCalls)
+	for _, c := range []string{
+		"code:app/api/app/cron.py#schedule_daily -calls-> code:app/api/app/podcast.py#generate_daily_episode",
+		"code:app/api/app/cron.py#schedule_daily -calls-> code:app/api/app/lock.py#acquire_run_lock",
+		"code:app/web/src/Player.tsx#usePlayerState -calls-> code:app/web/src/api.ts#fetchEpisode",
+		"code:app/uploader/upload.go#UploadEpisode -calls-> code:app/uploader/storage/storage.go#Put",
+	} {
+		if !slices.Contains(calls, c) {
+			t.Errorf("no edge %s in %v", c, calls)
+		}
+	}
+	co := edgeSet(t, res.Dir, format.TypeCoEdits)
+	if diff := cmp.Diff([]string{"code:app/api/app/cron.py -co_edits-> code:app/api/app/podcast.py"}, co); diff != "" {
+		t.Errorf("co_edits (-want +got):\n%s", diff)
+	}
+	noteEdges := edgeSet(t, res.Dir, "documents", "dangerous", "implements", "stale")
+	wantNote := []string{
+		"Decisions/Cron interval.md -documents-> code:app/api/app/cron.py",
+		"Gotchas/Uploads.md -dangerous-> code:app/uploader/storage/storage.go#Put",
+		"Gotchas/Uploads.md -implements-> code:app/uploader/upload.go",
+		"Gotchas/Uploads.md -stale-> code:app/api/app/old_scheduler.py (unresolved)",
+		"Incidents/Double episode.md -dangerous-> code:app/api/app/cron.py#schedule_daily",
+		"Incidents/Double episode.md -documents-> code:app/api/app/lock.py",
+	}
+	if diff := cmp.Diff(wantNote, noteEdges); diff != "" {
+		t.Errorf("note edges to code (-want +got):\n%s", diff)
+	}
+	if m.Counts.UnresolvedCodeLinks != 1 || !slices.ContainsFunc(m.Warnings, func(w format.Warning) bool {
+		return w.Kind == format.WarnUnresolvedCodeLink && w.File == "Gotchas/Uploads.md"
+	}) {
+		t.Errorf("unresolved code links %d, warnings %+v", m.Counts.UnresolvedCodeLinks, m.Warnings)
+	}
+	// The vault half never sees code ids.
+	edges, err := snapshot.ReadTable[format.Edge](filepath.Join(res.Dir, format.EdgesFile))
+	must(t, err)
+	for _, e := range edges {
+		if format.IsCodeID(e.Target) {
+			t.Errorf("edges.parquet holds %+v", e)
+		}
+	}
+
+	// One Cypher query across both halves.
+	db, err := graphdb.Open(res.Dir, graphdb.Options{BufferPoolSize: 64 << 20})
+	must(t, err)
+	defer db.Close()
+	out, err := db.Query(context.Background(), "MATCH (n)-[:documents]->(f:CodeFile)<-[:imports]-(g:CodeFile) RETURN n.title, g.path ORDER BY g.path", nil)
+	must(t, err)
+	var rows []string
+	for _, row := range out.Rows {
+		rows = append(rows, row[0].(string)+" | "+row[1].(string))
+	}
+	if diff := cmp.Diff([]string{"Double episode | api/app/cron.py", "Cron interval | api/tests/test_cron.py"}, rows); diff != "" {
+		t.Errorf("cross-half query (-want +got):\n%s", diff)
+	}
+
+	if diff := cmp.Diff(before, gitrepotest.Checksums(t, repoDir)); diff != "" {
+		t.Errorf("indexing changed the repository's .git (-before +after):\n%s", diff)
+	}
+}
+
+func TestRepositoryIsIncremental(t *testing.T) {
+	repoDir := t.TempDir()
+	r := gitrepotest.Podcast(t, repoDir)
+	vault := writeVault(t, gitrepotest.PodcastVault)
+	data := t.TempDir()
+	first := codeRun(t, vault, data, repoDir)
+	if first.HistoryRead != 1 {
+		t.Fatalf("first run read history of %d repositories", first.HistoryRead)
+	}
+	if again := codeRun(t, vault, data, repoDir); !again.Unchanged {
+		t.Fatalf("unchanged repository published %s", again.ID)
+	}
+	// A saved file: one parse, no history.
+	r.Write(map[string]string{"api/app/feed.py": "def fetch_articles():\n    return [1]\n"})
+	saved := codeRun(t, vault, data, repoDir)
+	if saved.Unchanged || saved.CodeParsed != 1 || saved.CodeReused != 14 || saved.HistoryRead != 0 {
+		t.Fatalf("after saving one file: unchanged %v, parsed %d, reused %d, history %d", saved.Unchanged, saved.CodeParsed, saved.CodeReused, saved.HistoryRead)
+	}
+	if co := edgeSet(t, saved.Dir, format.TypeCoEdits); len(co) != 1 {
+		t.Errorf("co_edits after reuse: %v", co)
+	}
+	// A commit of that file: HEAD moved, the history is read again, the
+	// file's blob is the one already parsed.
+	r.Commit("feed", map[string]string{"api/app/feed.py": "def fetch_articles():\n    return [1]\n"})
+	committed := codeRun(t, vault, data, repoDir)
+	if committed.Unchanged || committed.CodeParsed != 0 || committed.HistoryRead != 1 {
+		t.Fatalf("after a commit: unchanged %v, parsed %d, history %d", committed.Unchanged, committed.CodeParsed, committed.HistoryRead)
+	}
+	if committed.Manifest.Repos[0].Head == first.Manifest.Repos[0].Head {
+		t.Error("HEAD not recorded")
+	}
+}
+
+func TestRepositoryOptions(t *testing.T) {
+	repoDir := t.TempDir()
+	gitrepotest.Podcast(t, repoDir)
+	vault := writeVault(t, gitrepotest.PodcastVault)
+	res := run(t, vault, t.TempDir(), func(o *Options) {
+		o.Repos = []Repo{{Name: "app", Path: repoDir, Include: []string{"api/**"}, Exclude: []string{"tests/"}}}
+	})
+	files, err := snapshot.ReadTable[format.CodeFile](filepath.Join(res.Dir, format.CodeFilesFile))
+	must(t, err)
+	var paths []string
+	for _, f := range files {
+		paths = append(paths, f.Path)
+	}
+	want := []string{"api/app/__init__.py", "api/app/cron.py", "api/app/feed.py", "api/app/lock.py", "api/app/podcast.py"}
+	if diff := cmp.Diff(want, paths); diff != "" {
+		t.Errorf("files with include/exclude (-want +got):\n%s", diff)
+	}
+	for _, bad := range []struct {
+		repos []Repo
+	}{
+		{[]Repo{{Name: "app", Path: t.TempDir()}}},
+		{[]Repo{{Name: "app", Path: repoDir}, {Name: "app", Path: repoDir}}},
+	} {
+		if _, err := Run(context.Background(), Options{Vault: vault, Data: t.TempDir(), Repos: bad.repos}); err == nil {
+			t.Errorf("Run with %+v succeeded", bad.repos)
+		}
+	}
+	for _, s := range []string{"app", "=x", "a b=x", "app="} {
+		if _, err := ParseRepo(s); err == nil {
+			t.Errorf("ParseRepo(%q) succeeded", s)
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package indexer
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/vaultgraph/vaultgraph/format"
+)
+
+// codeLinksOf returns the links of notes that name code: wikilinks and
+// markdown links whose target starts with code:, and typed fields and
+// frontmatter values written as plain text (documents:: code:api/app/cron.py,
+// or a list of such values). Links keep their type as written.
+func codeLinksOf(notes []format.Note, links []format.Link) []format.Link {
+	var out []format.Link
+	for _, l := range links {
+		if format.IsCodeID(l.Target) {
+			out = append(out, l)
+		}
+	}
+	for _, n := range notes {
+		if n.Stub {
+			continue
+		}
+		for _, p := range n.Properties {
+			for _, v := range codeValues(p) {
+				target, anchor, _ := strings.Cut(v, "#")
+				out = append(out, format.Link{Source: n.ID, Kind: format.KindWikilink, Type: p.Key, Origin: format.OriginField,
+					Target: target, Anchor: anchor, Sign: 1, Line: lineOf(n.Content, v)})
+			}
+		}
+	}
+	return out
+}
+
+// codeValues are a property's string values that name code.
+func codeValues(p format.Property) []string {
+	var vals []string
+	switch p.Kind {
+	case format.KindString:
+		var s string
+		if json.Unmarshal([]byte(p.Value), &s) == nil {
+			vals = []string{s}
+		}
+	case format.KindList:
+		var items []any
+		if json.Unmarshal([]byte(p.Value), &items) == nil {
+			for _, it := range items {
+				if s, ok := it.(string); ok {
+					vals = append(vals, s)
+				}
+			}
+		}
+	}
+	var out []string
+	for _, v := range vals {
+		v = strings.TrimSpace(v)
+		if format.IsCodeID(v) && !strings.ContainsAny(v, " \t\n") {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// lineOf is the 1-based line where s first occurs in content, 0 if never.
+func lineOf(content, s string) int32 {
+	i := strings.Index(content, s)
+	if i < 0 {
+		return 0
+	}
+	return int32(strings.Count(content[:i], "\n") + 1)
+}
+
+// resolveCodeLinks turns code links into edges from notes to code files and
+// symbols. A link that names no tracked file or symbol is kept as an
+// unresolved edge to the id it names and reported as a warning.
+func resolveCodeLinks(links []format.Link, ct *codeTables) (edges []format.Edge, warnings []format.Warning, unresolved int) {
+	known := make(map[string]bool, len(ct.files)+len(ct.symbols))
+	for _, f := range ct.files {
+		known[f.ID] = true
+	}
+	for _, s := range ct.symbols {
+		known[s.ID] = true
+	}
+	ordinal := map[edgeKey]int{}
+	for _, l := range links {
+		target := l.Target
+		if l.Anchor != "" {
+			target += "#" + l.Anchor
+		}
+		ok := known[target]
+		if !ok {
+			unresolved++
+			why := "no tracked file or symbol has this id"
+			if _, _, _, valid := format.SplitCodeID(target); !valid {
+				why = "write code:REPO/path or code:REPO/path#Symbol"
+			} else if l.Anchor != "" && known[l.Target] {
+				why = "the file has no symbol " + l.Anchor
+			}
+			warnings = append(warnings, format.Warning{File: l.Source, Line: int(l.Line), Kind: format.WarnUnresolvedCodeLink,
+				Message: fmt.Sprintf("%s:: %s: %s", l.Type, target, why)})
+		}
+		k := edgeKey{l.Source, l.Type, target}
+		n := ordinal[k]
+		ordinal[k] = n + 1
+		sign := l.Sign
+		if sign == 0 {
+			sign = 1
+		}
+		edges = append(edges, format.Edge{ID: format.EdgeID(l.Source, l.Type, target, n), Source: l.Source, Target: target,
+			Type: l.Type, Sign: sign, Properties: l.Properties, Count: 1, Origin: l.Origin, Heading: l.Heading, Line: l.Line,
+			Unresolved: !ok, Sentence: fmt.Sprintf("%s %s %s", l.Source, l.Type, target)})
+	}
+	return edges, warnings, unresolved
+}
