@@ -137,3 +137,22 @@ func SplitCodeID(id string) (repo, path, symbol string, ok bool) {
 	}
 	return repo, path, symbol, true
 }
+
+// CodeChunksFile holds the passages of code that the lexical index of code
+// is built from.
+const CodeChunksFile = "code_chunks.parquet"
+
+// CodeChunk is one row of code_chunks.parquet: the source of one symbol
+// (cut at MaxCodeChunkBytes), or a file's head (its path, the lines before
+// its first symbol and the names of its symbols), for lexical search over
+// code. Readers split identifiers (fetchEpisode, generate_daily) into words.
+type CodeChunk struct {
+	// ID is the symbol's id, or the file's id for its head.
+	ID   string `parquet:"id,plain" json:"id"`
+	File string `parquet:"file,plain" json:"file"`
+	Line int32  `parquet:"line" json:"line"`
+	Text string `parquet:"text,plain" json:"text"`
+}
+
+// MaxCodeChunkBytes bounds a code chunk's text.
+const MaxCodeChunkBytes = 4000

@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
 
@@ -28,6 +30,7 @@ const coEditMaxFiles = 40
 type codeTables struct {
 	files   []format.CodeFile
 	symbols []format.Symbol
+	chunks  []format.CodeChunk
 	edges   []format.Edge
 	repos   []format.Repo
 	// parsed and reused count files read and parsed, and files whose rows
@@ -40,6 +43,7 @@ type codeTables struct {
 type codeReuse struct {
 	files   map[string]format.CodeFile
 	symbols map[string][]format.Symbol
+	chunks  map[string][]format.CodeChunk
 	coEdits map[string][]format.Edge // by repository
 	repos   map[string]format.Repo
 }
@@ -53,8 +57,13 @@ func reusableCode(parent *snapshot.Snapshot, opts Options) *codeReuse {
 		files   []format.CodeFile
 		symbols []format.Symbol
 		edges   []format.Edge
+		chunks  []format.CodeChunk
 		g       errgroup.Group
 	)
+	g.Go(func() (err error) {
+		chunks, err = snapshot.ReadTable[format.CodeChunk](filepath.Join(parent.Dir, format.CodeChunksFile))
+		return err
+	})
 	g.Go(func() (err error) {
 		files, err = snapshot.ReadTable[format.CodeFile](filepath.Join(parent.Dir, format.CodeFilesFile))
 		return err
@@ -72,7 +81,10 @@ func reusableCode(parent *snapshot.Snapshot, opts Options) *codeReuse {
 		return nil
 	}
 	r := &codeReuse{files: map[string]format.CodeFile{}, symbols: map[string][]format.Symbol{}, coEdits: map[string][]format.Edge{},
-		repos: map[string]format.Repo{}}
+		repos: map[string]format.Repo{}, chunks: map[string][]format.CodeChunk{}}
+	for _, c := range chunks {
+		r.chunks[c.File] = append(r.chunks[c.File], c)
+	}
 	for _, rp := range parent.Manifest.Repos {
 		if rp.Reader == code.Revision {
 			r.repos[rp.Name] = rp
@@ -101,7 +113,7 @@ func buildCode(ctx context.Context, repos []repoInput, prev *codeReuse, opts Opt
 	ct := &codeTables{}
 	var warnings []format.Warning
 	for _, in := range repos {
-		files, symbols, parsed, err := parseRepo(ctx, in, prev, opts)
+		files, symbols, chunks, parsed, err := parseRepo(ctx, in, prev, opts)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -128,6 +140,7 @@ func buildCode(ctx context.Context, repos []repoInput, prev *codeReuse, opts Opt
 		edges = append(edges, co...)
 		ct.files = append(ct.files, files...)
 		ct.symbols = append(ct.symbols, symbols...)
+		ct.chunks = append(ct.chunks, chunks...)
 		ct.edges = append(ct.edges, edges...)
 		ct.repos = append(ct.repos, in.manifestRepo(len(symbols)))
 		for _, s := range in.skipped {
@@ -140,9 +153,10 @@ func buildCode(ctx context.Context, repos []repoInput, prev *codeReuse, opts Opt
 
 // parseRepo returns the rows of a repository's files, parsing those whose
 // blob the parent does not have.
-func parseRepo(ctx context.Context, in repoInput, prev *codeReuse, opts Options) ([]format.CodeFile, []format.Symbol, int, error) {
+func parseRepo(ctx context.Context, in repoInput, prev *codeReuse, opts Options) ([]format.CodeFile, []format.Symbol, []format.CodeChunk, int, error) {
 	files := make([]format.CodeFile, len(in.files))
 	syms := make([][]format.Symbol, len(in.files))
+	chunks := make([][]format.CodeChunk, len(in.files))
 	parsed := make([]bool, len(in.files))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.Workers)
@@ -150,7 +164,7 @@ func parseRepo(ctx context.Context, in repoInput, prev *codeReuse, opts Options)
 		id := format.CodeFileID(in.spec.Name, f.Path)
 		if prev != nil {
 			if old, ok := prev.files[id]; ok && old.Blob == f.Blob {
-				files[i], syms[i] = old, prev.symbols[id]
+				files[i], syms[i], chunks[i] = old, prev.symbols[id], prev.chunks[id]
 				files[i].Size = f.Size
 				continue
 			}
@@ -168,25 +182,27 @@ func parseRepo(ctx context.Context, in repoInput, prev *codeReuse, opts Options)
 					content = nil
 				}
 			}
-			files[i], syms[i] = codeRows(in.spec.Name, f.Path, f.Blob, content)
+			files[i], syms[i], chunks[i] = codeRows(in.spec.Name, f.Path, f.Blob, content)
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, nil, 0, err
+		return nil, nil, nil, 0, err
 	}
 	var symbols []format.Symbol
+	var allChunks []format.CodeChunk
 	n := 0
 	for i := range files {
 		symbols = append(symbols, syms[i]...)
+		allChunks = append(allChunks, chunks[i]...)
 		if parsed[i] {
 			n++
 		}
 	}
-	return files, symbols, n, nil
+	return files, symbols, allChunks, n, nil
 }
 
-func codeRows(repo, p, blob string, content []byte) (format.CodeFile, []format.Symbol) {
+func codeRows(repo, p, blob string, content []byte) (format.CodeFile, []format.Symbol, []format.CodeChunk) {
 	pf := code.Parse(p, content)
 	id := format.CodeFileID(repo, p)
 	f := format.CodeFile{ID: id, Repo: repo, Path: p, Language: pf.Language, Lines: int32(pf.Lines), Size: int64(len(content)),
@@ -196,7 +212,46 @@ func codeRows(repo, p, blob string, content []byte) (format.CodeFile, []format.S
 		syms[i] = format.Symbol{ID: format.SymbolID(id, s.Name), File: id, Name: s.Name, Kind: s.Kind, Line: int32(s.Line),
 			EndLine: int32(s.EndLine), Calls: s.Calls}
 	}
-	return f, syms
+	return f, syms, codeChunks(f, syms, content)
+}
+
+// codeChunks cuts a file into its head and one chunk per symbol. Files of
+// no known language get only a head.
+func codeChunks(f format.CodeFile, syms []format.Symbol, content []byte) []format.CodeChunk {
+	if len(content) == 0 || bytes.IndexByte(content, 0) >= 0 {
+		return nil // empty or binary
+	}
+	lines := strings.SplitAfter(string(content), "\n")
+	first := len(lines)
+	for _, s := range syms {
+		if int(s.Line)-1 < first {
+			first = int(s.Line) - 1
+		}
+	}
+	head := f.Path + "\n" + strings.Join(lines[:min(first, 60, len(lines))], "")
+	for _, s := range syms {
+		head += "\n" + s.Name
+	}
+	out := []format.CodeChunk{{ID: f.ID, File: f.ID, Line: 1, Text: cut(head, format.MaxCodeChunkBytes)}}
+	for _, s := range syms {
+		from, to := int(s.Line)-1, min(int(s.EndLine), len(lines))
+		if from < 0 || from >= to {
+			continue
+		}
+		out = append(out, format.CodeChunk{ID: s.ID, File: f.ID, Line: s.Line, Text: cut(strings.Join(lines[from:to], ""), format.MaxCodeChunkBytes)})
+	}
+	return out
+}
+
+// cut shortens s to at most n bytes at a UTF-8 boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // codeLinker resolves a repository's imports, calls and tests.

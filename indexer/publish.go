@@ -90,6 +90,7 @@ func writeTables(dir string, t *tables) error {
 	if t.code != nil {
 		g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.CodeFilesFile), t.code.files) })
 		g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.SymbolsFile), t.code.symbols) })
+		g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.CodeChunksFile), t.code.chunks) })
 		g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.CodeEdgesFile), t.codeEdges) })
 	}
 	return g.Wait()

@@ -68,6 +68,18 @@ def schedule_daily():
 def mark_done():
     pass
 `,
+		"api/app/main.py": `from .cron import schedule_daily, CRON_INTERVAL_SECONDS
+
+
+def start_scheduler(timer):
+    timer.every(CRON_INTERVAL_SECONDS, schedule_daily)
+`,
+		"api/app/admin.py": `from .podcast import generate_daily_episode
+
+
+def regenerate_today():
+    return generate_daily_episode()
+`,
 		"api/tests/test_podcast.py": `from app.podcast import render_episode
 
 

@@ -1,0 +1,417 @@
+package codecontext
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/vaultgraph/vaultgraph/format"
+)
+
+// Request is a retrieve_context question.
+type Request struct {
+	Question string
+	// K bounds each bucket (DefaultK when 0).
+	K int
+	// MaxBytes bounds the answer's JSON (DefaultMaxBytes when 0).
+	MaxBytes int
+	// Weights override DefaultWeights by edge type.
+	Weights Weights
+}
+
+// SeedShare is the least share of the best lexical hit's score (of notes,
+// or of code) that another hit needs to seed the walk.
+const SeedShare = 0.3
+
+// MustReadShare is the least share of the best file's rank that another
+// file needs to be in must_read.
+const MustReadShare = 0.25
+
+// DefaultK is the default size of each bucket.
+const DefaultK = 5
+
+// Seeds bounds the lexical hits of each kind that seed the walk.
+const Seeds = 20
+
+// DangerTypes are the edge types (compared in lower case) by which a note
+// flags code as dangerous.
+var DangerTypes = []string{"dangerous", "danger", "gotcha", "warning", "warns", "fragile", "caution", "risk", "hazard", "do_not_touch"}
+
+func isDanger(typ string) bool { return slices.Contains(DangerTypes, strings.ToLower(typ)) }
+
+// Retrieve answers a question in five buckets. It fails only for an empty
+// question or a canceled ctx.
+func (ix *Index) Retrieve(ctx context.Context, req Request) (*Answer, error) {
+	if strings.TrimSpace(req.Question) == "" {
+		return nil, fmt.Errorf("question is empty: say what the change is about")
+	}
+	seed, why := ix.seeds(Terms(req.Question), codeTerms(req.Question))
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	a := ix.answer(seed, why, -1, req.K, req.Weights)
+	a.Question = req.Question
+	a.fit(orDefault(req.MaxBytes, DefaultMaxBytes))
+	return a, nil
+}
+
+func orDefault(v, d int) int {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
+// seeds are the lexical hits over notes and code, each kind scaled to 1
+// for its best hit, and the terms each matched.
+func (ix *Index) seeds(terms, codeTerms []string) (map[int32]float64, map[int32][]string) {
+	seed := map[int32]float64{}
+	why := map[int32][]string{}
+	add := func(scores map[int32]float64) {
+		type hit struct {
+			n int32
+			s float64
+		}
+		var hits []hit
+		for n, s := range scores {
+			hits = append(hits, hit{n, s})
+		}
+		sort.Slice(hits, func(i, j int) bool {
+			if hits[i].s != hits[j].s {
+				return hits[i].s > hits[j].s
+			}
+			return hits[i].n < hits[j].n
+		})
+		if len(hits) > Seeds {
+			hits = hits[:Seeds]
+		}
+		for _, h := range hits {
+			if h.s < SeedShare*hits[0].s {
+				break
+			}
+			seed[h.n] += h.s / hits[0].s
+		}
+	}
+	code := map[int32]float64{}
+	for doc, s := range ix.codeLex.scores(codeTerms) {
+		n := ix.codeChunk[doc]
+		code[n] = max(code[n], s)
+	}
+	add(code)
+	if ix.noteLex != nil {
+		notes := map[int32]float64{}
+		for doc, s := range ix.noteLex.Scores(terms) {
+			if s > 0 && ix.noteChunk[doc] >= 0 {
+				n := ix.noteChunk[doc]
+				notes[n] = max(notes[n], float64(s))
+			}
+		}
+		add(notes)
+	}
+	for n := range seed {
+		why[n] = []string{"matches the question"}
+	}
+	return seed, why
+}
+
+// fileOf is the file of a code node (itself for a file), -1 for others.
+func (ix *Index) fileOf(n int32) int32 {
+	switch ix.nodes[n].kind {
+	case KindFile:
+		return n
+	case KindSymbol:
+		return ix.nodes[n].file
+	}
+	return -1
+}
+
+// bucket collects entries by node.
+type bucket struct {
+	ix    *Index
+	order []int32
+	why   map[int32][]string
+	syms  map[int32][]string
+	score map[int32]float64
+}
+
+func newBucket(ix *Index) *bucket {
+	return &bucket{ix: ix, why: map[int32][]string{}, syms: map[int32][]string{}, score: map[int32]float64{}}
+}
+
+func (b *bucket) add(n int32, score float64, why ...string) {
+	if _, ok := b.score[n]; !ok {
+		b.order = append(b.order, n)
+		b.score[n] = score
+	} else {
+		b.score[n] = max(b.score[n], score)
+	}
+	for _, w := range why {
+		if !slices.Contains(b.why[n], w) {
+			b.why[n] = append(b.why[n], w)
+		}
+	}
+}
+
+func (b *bucket) has(n int32) bool { _, ok := b.score[n]; return ok }
+
+// top returns the k best nodes by score.
+func (b *bucket) top(k int) []int32 {
+	out := slices.Clone(b.order)
+	sort.SliceStable(out, func(i, j int) bool { return b.score[out[i]] > b.score[out[j]] })
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out
+}
+
+func (b *bucket) entries(nodes []int32) []Entry {
+	out := make([]Entry, 0, len(nodes))
+	for _, n := range nodes {
+		nd := b.ix.nodes[n]
+		e := Entry{ID: nd.id, Path: nd.path, Repo: nd.repo, Symbols: b.syms[n], Why: b.why[n], Score: round(b.score[n])}
+		if nd.kind == KindNote {
+			e.Title = nd.title
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func round(f float64) float64 { return float64(int64(f*1e6+0.5)) / 1e6 }
+
+// answer ranks from seed and fills the buckets.
+// anchor, when not -1, is the file that must_read holds alone (Impact).
+func (ix *Index) answer(seed map[int32]float64, seedWhy map[int32][]string, anchor int32, k int, w Weights) *Answer {
+	k = orDefault(k, DefaultK)
+	rank := ix.pagerank(seed, w, 30, 0.85)
+	fileScore := map[int32]float64{}
+	symbolHits := map[int32][]int32{}
+	for n, nd := range ix.nodes {
+		if f := ix.fileOf(int32(n)); f >= 0 && rank[n] > 0 {
+			fileScore[f] += rank[n]
+			if nd.kind == KindSymbol && (seed[int32(n)] > 0 || rank[n] > 0) {
+				symbolHits[f] = append(symbolHits[f], int32(n))
+			}
+		}
+	}
+	symbolNames := func(f int32) []string {
+		syms := symbolHits[f]
+		sort.SliceStable(syms, func(i, j int) bool { return rank[syms[i]] > rank[syms[j]] })
+		var names []string
+		for _, s := range syms {
+			if len(names) == 5 {
+				break
+			}
+			names = append(names, ix.nodes[s].title)
+		}
+		return names
+	}
+	// must_read: the code the walk ranks highest, tests aside.
+	read := newBucket(ix)
+	for f, s := range fileScore {
+		if ix.nodes[f].test {
+			continue
+		}
+		var why []string
+		if seed[f] > 0 {
+			why = append(why, "matches the question")
+		}
+		for _, sy := range ix.symbols[f] {
+			if seed[sy] > 0 {
+				why = append(why, ix.nodes[sy].title+" matches the question")
+			}
+		}
+		for _, a := range ix.adj[f] {
+			if seed[a.to] > 0 && ix.nodes[a.to].kind == KindNote {
+				why = append(why, ix.describe(a, f))
+			}
+		}
+		for _, sy := range ix.symbols[f] {
+			for _, a := range ix.adj[sy] {
+				if seed[a.to] > 0 && ix.nodes[a.to].kind == KindNote {
+					why = append(why, ix.describe(a, sy))
+				}
+			}
+		}
+		if len(why) == 0 {
+			why = append(why, "ranked by the walk from the matches")
+		}
+		read.add(f, s, why...)
+	}
+	// Keep what ranks near the best (a file far below it was reached, not
+	// asked about); a file that depends on one already kept is left for
+	// may_change.
+	var mustRead []int32
+	demoted := map[int32]bool{}
+	inRead := map[int32]bool{}
+	candidates := read.top(4 * k)
+	if anchor >= 0 {
+		candidates = []int32{anchor}
+		read.add(anchor, rank[anchor], "the anchor")
+	}
+	for _, f := range candidates {
+		if len(mustRead) == k || (len(mustRead) > 0 && read.score[f] < MustReadShare*read.score[mustRead[0]]) {
+			break
+		}
+		if ix.dependsOn(f, inRead) {
+			demoted[f] = true
+			continue
+		}
+		mustRead = append(mustRead, f)
+		inRead[f] = true
+	}
+	for _, f := range mustRead {
+		read.syms[f] = symbolNames(f)
+	}
+	// may_change: code that depends on it.
+	change := newBucket(ix)
+	for _, f := range mustRead {
+		for _, n := range append([]int32{f}, ix.symbols[f]...) {
+			for _, a := range ix.adj[n] {
+				g := ix.fileOf(a.to)
+				if g < 0 || inRead[g] || ix.nodes[g].test {
+					continue
+				}
+				e := ix.edges[a.edge]
+				dependent := (!a.out && (e.Type == format.TypeImports || e.Type == format.TypeCalls)) || e.Type == format.TypeCoEdits
+				if dependent {
+					boost := 0.0
+					if demoted[g] {
+						boost = 1 // it matched the question too
+					}
+					change.add(g, boost+fileScore[g], ix.seenFrom(a, n))
+				}
+			}
+		}
+	}
+	mayChange := change.top(k)
+	for _, f := range mayChange {
+		change.syms[f] = symbolNames(f)
+	}
+	// must_test: tests of either.
+	test := newBucket(ix)
+	covered := append(slices.Clone(mustRead), mayChange...)
+	for pos, f := range covered {
+		boost := 1.0
+		if pos < len(mustRead) {
+			boost = 2
+		}
+		for _, n := range append([]int32{f}, ix.symbols[f]...) {
+			for _, a := range ix.adj[n] {
+				t := ix.fileOf(a.to)
+				if t < 0 || !ix.nodes[t].test || a.out {
+					continue
+				}
+				e := ix.edges[a.edge]
+				if e.Type == format.TypeTests || e.Type == format.TypeImports || e.Type == format.TypeCalls {
+					test.add(t, boost+fileScore[t], ix.seenFrom(a, n))
+				}
+			}
+		}
+	}
+	mustTest := test.top(k)
+	for _, t := range mustTest {
+		test.syms[t] = symbolNames(t)
+	}
+	// knowledge and danger: notes linked to any of it.
+	know := newBucket(ix)
+	danger := newBucket(ix)
+	var dangerEntries []Entry
+	all := append(slices.Clone(covered), mustTest...)
+	for _, f := range all {
+		for _, n := range append([]int32{f}, ix.symbols[f]...) {
+			for _, a := range ix.adj[n] {
+				if ix.nodes[a.to].kind != KindNote || a.out {
+					continue
+				}
+				e := ix.edges[a.edge]
+				know.add(a.to, 1+rank[a.to], ix.seenFrom(a, n))
+				if isDanger(e.Type) && !danger.has(n) {
+					danger.add(n, 1)
+					nd := ix.nodes[n]
+					dangerEntries = append(dangerEntries, Entry{ID: nd.id, Path: nd.path, Repo: nd.repo, Note: e.Source,
+						Type: e.Type, Reason: propsText(e.Properties), Why: []string{ix.describe(a, n)}, Score: 1})
+				}
+			}
+		}
+	}
+	for n := range seed {
+		if ix.nodes[n].kind == KindNote {
+			know.add(n, rank[n], seedWhy[n]...)
+		}
+	}
+	for n, nd := range ix.nodes {
+		if nd.kind == KindNote && rank[n] > 0 && !know.has(int32(n)) && len(know.order) < 4*k {
+			for _, a := range ix.adj[n] {
+				if know.has(a.to) {
+					know.add(int32(n), rank[n], ix.describe(a, int32(n)))
+				}
+			}
+		}
+	}
+	if len(dangerEntries) > k {
+		dangerEntries = dangerEntries[:k]
+	}
+	return &Answer{Snapshot: ix.snapshot, MustRead: read.entries(mustRead), MayChange: change.entries(mayChange),
+		MustTest: test.entries(mustTest), Knowledge: know.entries(know.top(k)), Danger: orEmpty(dangerEntries), Notice: Notice}
+}
+
+// dependsOn reports whether file f (or one of its symbols) imports or calls
+// into one of the files in set.
+func (ix *Index) dependsOn(f int32, set map[int32]bool) bool {
+	for _, n := range append([]int32{f}, ix.symbols[f]...) {
+		for _, a := range ix.adj[n] {
+			e := ix.edges[a.edge]
+			if a.out && (e.Type == format.TypeImports || e.Type == format.TypeCalls) && set[ix.fileOf(a.to)] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func orEmpty(e []Entry) []Entry {
+	if e == nil {
+		return []Entry{}
+	}
+	return e
+}
+
+// seenFrom describes arc a of node at as its other end sees it: the
+// reason that end is in the answer.
+func (ix *Index) seenFrom(a arc, at int32) string {
+	return ix.describe(arc{to: at, edge: a.edge, out: !a.out}, a.to)
+}
+
+// describe says how arc a, seen from node at, brought its other end:
+// "imports code:...", "imported by code:...", "documents:: from Note.md".
+func (ix *Index) describe(a arc, at int32) string {
+	e := ix.edges[a.edge]
+	other := ix.nodes[a.to].id
+	if a.out {
+		return e.Type + " " + other
+	}
+	switch e.Type {
+	case format.TypeImports:
+		return "imported by " + other
+	case format.TypeCalls:
+		return "called by " + other
+	case format.TypeTests:
+		return "tested by " + other
+	case format.TypeContains:
+		return "in " + other
+	case format.TypeCoEdits:
+		return fmt.Sprintf("changed with %s in %d commits", other, e.Count)
+	}
+	return other + " " + e.Type + " " + ix.nodes[at].id
+}
+
+func propsText(props []format.Property) string {
+	var parts []string
+	for _, p := range props {
+		parts = append(parts, p.Key+": "+p.Text())
+	}
+	return strings.Join(parts, ", ")
+}
