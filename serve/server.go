@@ -139,6 +139,12 @@ func (s *Server) register() error {
 	s.route(fiber.MethodPost, "/retrieve", requireJSON(s.heavyRoute(s.withSnapshot(func(c *fiber.Ctx, snap *store.Snapshot) error {
 		return s.retrieval(c, snap.Retriever, snap.Embedder, snap.RetrieveErr)
 	}))))
+	s.route(fiber.MethodPost, "/retrieve_context", requireJSON(s.heavyRoute(s.withSnapshot(func(c *fiber.Ctx, snap *store.Snapshot) error {
+		return s.retrieveContext(c, snap.Code, snap.CodeErr)
+	}))))
+	s.route(fiber.MethodGet, "/divergence", s.withSnapshot(func(c *fiber.Ctx, snap *store.Snapshot) error {
+		return s.divergence(c, snap.Code, snap.CodeErr)
+	}))
 	s.route(fiber.MethodGet, "/metrics", s.metricsHandler())
 	s.route(fiber.MethodGet, "/openapi.json", s.openAPI)
 	s.route(fiber.MethodPost, "/admin/reload", s.reload)

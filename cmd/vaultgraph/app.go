@@ -35,6 +35,8 @@ func newApp() *cli.App {
 			queryCommand(),
 			graphCommand(),
 			retrieveCommand(),
+			retrieveContextCommand(),
+			divergenceCommand(),
 			serveCommand(),
 			scheduleCommand(),
 			completionCommand(),

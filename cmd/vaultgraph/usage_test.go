@@ -36,7 +36,7 @@ func isUsageError(err error) bool {
 func TestEveryCommandChecksItsArguments(t *testing.T) {
 	want := map[string][2]int{
 		"index": {0, 0}, "demo": {0, 0}, "serve": {0, 0}, "gen": {1, 1}, "doctor": {0, 0},
-		"search": {1, many}, "retrieve": {1, many}, "query": {1, 1},
+		"search": {1, many}, "retrieve": {1, many}, "query": {1, 1}, "retrieve-context": {0, many}, "divergence": {0, 0},
 		"snapshot list": {0, 0}, "snapshot show": {0, 1}, "snapshot verify": {0, 1},
 		"snapshot export": {0, 1}, "snapshot import": {0, 1}, "snapshot push": {1, 2}, "snapshot pull": {1, 2}, "snapshot diff": {0, 2}, "snapshot gc": {0, 0},
 		"schedule systemd": {0, many}, "schedule launchd": {0, many},

@@ -19,6 +19,7 @@ func (s *Server) allTools() ([]*tool, error) {
 		s.cypherTool(),
 		s.searchTool(),
 		s.retrieveTool(),
+		s.contextTool(),
 		s.graphTool(),
 		s.readNoteTool(),
 		s.statusTool(),

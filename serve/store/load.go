@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/codecontext"
 	"github.com/vaultgraph/vaultgraph/snapshot/embed"
 	"github.com/vaultgraph/vaultgraph/snapshot/linkgraph"
 	"github.com/vaultgraph/vaultgraph/snapshot/retrieve"
@@ -40,6 +41,7 @@ var components = []component{
 	{"notes", openNotes},
 	{"vectors", openVectors},
 	{"graph", openGraph},
+	{"code", openCode},
 }
 
 // dependents build on the components above and open after them, in order.
@@ -134,6 +136,21 @@ func openVectors(_ context.Context, st *Store, sn *snapshot.Snapshot, s *Snapsho
 	}
 	s.addCloser("vectors", ix.Close)
 	s.Search, s.Embedder = ix, e
+	return nil
+}
+
+// openCode builds the code context (retrieve_context) of a snapshot that
+// indexed repositories; a snapshot without code is served without it.
+func openCode(_ context.Context, _ *Store, sn *snapshot.Snapshot, s *Snapshot) error {
+	ix, err := codecontext.Load(sn)
+	if errors.Is(err, codecontext.ErrNoCode) {
+		s.CodeErr = fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s.Code = ix
 	return nil
 }
 

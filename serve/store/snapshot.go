@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/snapshot/codecontext"
 	"github.com/vaultgraph/vaultgraph/snapshot/embed"
 	"github.com/vaultgraph/vaultgraph/snapshot/linkgraph"
 	"github.com/vaultgraph/vaultgraph/snapshot/retrieve"
@@ -54,6 +55,11 @@ type Snapshot struct {
 	// vector search is unavailable, and RetrieveErr says why.
 	Retriever   *retrieve.Retriever
 	RetrieveErr error
+	// Code answers retrieve_context, impact_of and divergence over the
+	// notes and the repositories indexed beside them; nil when the snapshot
+	// holds no code, and CodeErr (wrapping ErrUnavailable) says why.
+	Code    *codecontext.Index
+	CodeErr error
 
 	refs    atomic.Int64
 	retired atomic.Bool // the closing guard: the store has dropped its reference

@@ -2,7 +2,9 @@ package codecontext
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Entry is one file, test or note of an answer.
@@ -97,3 +99,45 @@ func (a *Answer) size() int {
 	b, _ := json.Marshal(a)
 	return len(b)
 }
+
+// Text renders the answer for people and agents: the notice, then each
+// bucket with its entries and why they are there.
+func (a *Answer) Text() string {
+	var b strings.Builder
+	b.WriteString(a.Notice + "\n")
+	if a.Anchor != "" {
+		fmt.Fprintf(&b, "impact of changing %s\n", a.Anchor)
+	} else {
+		fmt.Fprintf(&b, "context for %q\n", a.Question)
+	}
+	for _, bk := range []struct {
+		name    string
+		entries []Entry
+	}{{"must_read", a.MustRead}, {"may_change", a.MayChange}, {"must_test", a.MustTest}, {"knowledge", a.Knowledge}, {"danger", a.Danger}} {
+		fmt.Fprintf(&b, "%s:", bk.name)
+		if len(bk.entries) == 0 {
+			b.WriteString(" none\n")
+			continue
+		}
+		b.WriteString("\n")
+		for _, e := range bk.entries {
+			name := e.ID
+			if len(e.Symbols) > 0 {
+				name += " (" + strings.Join(e.Symbols, ", ") + ")"
+			}
+			if e.Note != "" {
+				name += " flagged by " + e.Note + " as " + e.Type
+				if e.Reason != "" {
+					name += ": " + e.Reason
+				}
+			}
+			fmt.Fprintf(&b, "- %s\n  why: %s\n", oneLine(name), oneLine(strings.Join(e.Why, "; ")))
+		}
+	}
+	if a.Truncated {
+		fmt.Fprintf(&b, "(%d entries left out to fit %d bytes; lower k or ask a narrower question)\n", a.Omitted, a.MaxBytes)
+	}
+	return b.String()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,71 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vaultgraph/vaultgraph/serve/store"
+	"github.com/vaultgraph/vaultgraph/snapshot/codecontext"
+)
+
+const toolContext = "retrieve_context"
+
+type contextArgs struct {
+	Question string `json:"question"`
+	Anchor   string `json:"anchor"`
+	K        int    `json:"k"`
+}
+
+func (s *Server) contextTool() *tool {
+	def := mcp.NewTool(toolContext,
+		mcp.WithDescription(`Before changing code: what to read, what may change with it, which tests cover it, the notes explaining it and what they flag as dangerous (buckets must_read, may_change, must_test, knowledge, danger), each entry with why it is there. Give a question, or an anchor (code:REPO/path[#Symbol]) for the impact of changing it.`),
+		readOnly("Code context"),
+		mcp.WithString("question", mcp.MaxLength(4096), mcp.Description("What the change is about, in words.")),
+		mcp.WithString("anchor", mcp.MaxLength(4096), mcp.Description("Instead of a question: the file or symbol to change, code:REPO/path or code:REPO/path#Symbol.")),
+		mcp.WithInteger("k", mcp.Min(1), mcp.Max(20), mcp.DefaultNumber(codecontext.DefaultK), mcp.Description("Most entries per bucket.")),
+		mcp.WithOutputSchema[codecontext.Answer](),
+	)
+	return &tool{def: def, needs: func(snap *store.Snapshot) error {
+		if snap.Code != nil {
+			return nil
+		}
+		if snap.CodeErr != nil {
+			return snap.CodeErr
+		}
+		return errors.New("the snapshot holds no code")
+	}, run: s.runContext}
+}
+
+func (s *Server) runContext(ctx context.Context, snap *store.Snapshot, req mcp.CallToolRequest) (*answer, error) {
+	var args contextArgs
+	if err := bind(req, &args); err != nil {
+		return nil, err
+	}
+	if (strings.TrimSpace(args.Question) == "") == (args.Anchor == "") {
+		return nil, agentErrorf("give a question, or an anchor (code:REPO/path or code:REPO/path#Symbol), not both")
+	}
+	budget := min(codecontext.DefaultMaxBytes, s.opts.MaxResultBytes)
+	var (
+		out *codecontext.Answer
+		err error
+	)
+	if args.Anchor != "" {
+		out, err = snap.Code.Impact(ctx, codecontext.ImpactRequest{ID: args.Anchor, K: args.K, MaxBytes: budget})
+	} else {
+		out, err = snap.Code.Retrieve(ctx, codecontext.Request{Question: args.Question, K: args.K, MaxBytes: budget})
+	}
+	if errors.Is(err, codecontext.ErrUnknownCode) {
+		return nil, agentErrorf("%s", err.Error())
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &answer{out: out, text: func() string { return contextText(out) }}, nil
+}
+
+func contextText(a *codecontext.Answer) string {
+	return heading(a.Snapshot, false) + a.Text()
+}
