@@ -40,12 +40,12 @@ func codeValues(p format.Property) []string {
 	switch p.Kind {
 	case format.KindString:
 		var s string
-		if json.Unmarshal([]byte(p.Value), &s) == nil {
+		if json.Unmarshal([]byte(p.JSON()), &s) == nil {
 			vals = []string{s}
 		}
 	case format.KindList:
 		var items []any
-		if json.Unmarshal([]byte(p.Value), &items) == nil {
+		if json.Unmarshal([]byte(p.JSON()), &items) == nil {
 			for _, it := range items {
 				if s, ok := it.(string); ok {
 					vals = append(vals, s)
