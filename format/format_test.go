@@ -185,9 +185,9 @@ func dump(p Property) string {
 
 // TestOlderVersionSaysHowToReplaceIt: a snapshot of an older format is
 // refused with the command that writes one this build reads; a newer one
-// asks for an upgrade.
+// asks for an upgrade. (Version 2, the same tables without code, is read.)
 func TestOlderVersionSaysHowToReplaceIt(t *testing.T) {
-	for v, want := range map[int]string{Version - 1: "run `vaultgraph index", Version + 1: "upgrade vaultgraph"} {
+	for v, want := range map[int]string{1: "run `vaultgraph index", Version + 1: "upgrade vaultgraph"} {
 		_, err := DecodeManifest(fmt.Appendf(nil, `{"format_version": %d, "id": "01JDXH0000000000000000000A"}`, v))
 		if !errors.Is(err, ErrUnknownVersion) || !strings.Contains(err.Error(), want) {
 			t.Errorf("version %d: err = %v, want ErrUnknownVersion saying %q", v, err, want)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -50,7 +51,7 @@ func TestRepositoryBesideTheVault(t *testing.T) {
 
 	res := codeRun(t, vault, data, repoDir, GraphStage{BufferPoolSize: 64 << 20})
 	m := res.Manifest
-	if len(m.Repos) != 1 || m.Repos[0].Name != "app" || m.Repos[0].Files != 15 || res.CodeParsed != 15 {
+	if len(m.Repos) != 1 || m.Repos[0].Name != "app" || m.Repos[0].Files != 17 || res.CodeParsed != 17 {
 		t.Fatalf("repos %+v, parsed %d", m.Repos, res.CodeParsed)
 	}
 	files, err := snapshot.ReadTable[format.CodeFile](filepath.Join(res.Dir, format.CodeFilesFile))
@@ -78,8 +79,10 @@ func TestRepositoryBesideTheVault(t *testing.T) {
 		t.Errorf("symbols (-want +got):\n%s", diff)
 	}
 	wantEdges := []string{
+		"code:app/api/app/admin.py -imports-> code:app/api/app/podcast.py",
 		"code:app/api/app/cron.py -imports-> code:app/api/app/lock.py",
 		"code:app/api/app/cron.py -imports-> code:app/api/app/podcast.py",
+		"code:app/api/app/main.py -imports-> code:app/api/app/cron.py",
 		"code:app/api/app/podcast.py -imports-> code:app/api/app/feed.py",
 		"code:app/api/tests/test_cron.py -imports-> code:app/api/app/cron.py",
 		"code:app/api/tests/test_cron.py -tests-> code:app/api/app/cron.py",
@@ -145,7 +148,7 @@ func TestRepositoryBesideTheVault(t *testing.T) {
 	for _, row := range out.Rows {
 		rows = append(rows, row[0].(string)+" | "+row[1].(string))
 	}
-	if diff := cmp.Diff([]string{"Double episode | api/app/cron.py", "Cron interval | api/tests/test_cron.py"}, rows); diff != "" {
+	if diff := cmp.Diff([]string{"Double episode | api/app/cron.py", "Cron interval | api/app/main.py", "Cron interval | api/tests/test_cron.py"}, rows); diff != "" {
 		t.Errorf("cross-half query (-want +got):\n%s", diff)
 	}
 
@@ -169,7 +172,7 @@ func TestRepositoryIsIncremental(t *testing.T) {
 	// A saved file: one parse, no history.
 	r.Write(map[string]string{"api/app/feed.py": "def fetch_articles():\n    return [1]\n"})
 	saved := codeRun(t, vault, data, repoDir)
-	if saved.Unchanged || saved.CodeParsed != 1 || saved.CodeReused != 14 || saved.HistoryRead != 0 {
+	if saved.Unchanged || saved.CodeParsed != 1 || saved.CodeReused != 16 || saved.HistoryRead != 0 {
 		t.Fatalf("after saving one file: unchanged %v, parsed %d, reused %d, history %d", saved.Unchanged, saved.CodeParsed, saved.CodeReused, saved.HistoryRead)
 	}
 	if co := edgeSet(t, saved.Dir, format.TypeCoEdits); len(co) != 1 {
@@ -200,7 +203,7 @@ func TestRepositoryOptions(t *testing.T) {
 	for _, f := range files {
 		paths = append(paths, f.Path)
 	}
-	want := []string{"api/app/__init__.py", "api/app/cron.py", "api/app/feed.py", "api/app/lock.py", "api/app/podcast.py"}
+	want := []string{"api/app/__init__.py", "api/app/admin.py", "api/app/cron.py", "api/app/feed.py", "api/app/lock.py", "api/app/main.py", "api/app/podcast.py"}
 	if diff := cmp.Diff(want, paths); diff != "" {
 		t.Errorf("files with include/exclude (-want +got):\n%s", diff)
 	}
@@ -213,6 +216,9 @@ func TestRepositoryOptions(t *testing.T) {
 		if _, err := Run(context.Background(), Options{Vault: vault, Data: t.TempDir(), Repos: bad.repos}); err == nil {
 			t.Errorf("Run with %+v succeeded", bad.repos)
 		}
+	}
+	if _, err := Run(context.Background(), Options{Vault: vault, Data: filepath.Join(repoDir, "data"), Repos: []Repo{{Name: "app", Path: repoDir}}}); err == nil || !strings.Contains(err.Error(), "never writes to a repository") {
+		t.Errorf("a data directory inside the repository: %v", err)
 	}
 	for _, s := range []string{"app", "=x", "a b=x", "app="} {
 		if _, err := ParseRepo(s); err == nil {

@@ -90,6 +90,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, in := range repos {
+		if err := DataOutsideVault(in.spec.Path, data); err != nil {
+			return nil, fmt.Errorf("repository %s: data directory %s is inside it; put it elsewhere (vaultgraph never writes to a repository)", in.spec.Name, data)
+		}
+	}
 	var retry []string
 	if parent != nil && !opts.Full && sameInputs(parent, read, walkWarnings, opts) && sameRepos(parent.Manifest.Repos, repos) {
 		var rebuild bool

@@ -360,7 +360,7 @@ func TestRunReplacesASnapshotOfAnOlderFormat(t *testing.T) {
 	manifest := filepath.Join(first.Dir, format.ManifestFile)
 	raw, err := os.ReadFile(manifest)
 	must(t, err)
-	old := strings.Replace(string(raw), fmt.Sprintf(`"format_version": %d`, format.Version), fmt.Sprintf(`"format_version": %d`, format.Version-1), 1)
+	old := strings.Replace(string(raw), fmt.Sprintf(`"format_version": %d`, format.Version), `"format_version": 1`, 1)
 	if old == string(raw) {
 		t.Fatal("manifest has no format_version to rewrite")
 	}
