@@ -12,6 +12,7 @@ import (
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/indexer/gitrepo/gitrepotest"
 	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/diff"
 	"github.com/vaultgraph/vaultgraph/snapshot/graphdb"
 )
 
@@ -224,5 +225,33 @@ func TestRepositoryOptions(t *testing.T) {
 		if _, err := ParseRepo(s); err == nil {
 			t.Errorf("ParseRepo(%q) succeeded", s)
 		}
+	}
+}
+
+func TestDiffFailsOnNewDivergence(t *testing.T) {
+	repoDir := t.TempDir()
+	r := gitrepotest.Podcast(t, repoDir)
+	vault := writeVault(t, gitrepotest.PodcastVault)
+	data := t.TempDir()
+	first := codeRun(t, vault, data, repoDir)
+	// The lock the incident note documents is removed: the note diverges.
+	r.Commit("drop the lock", map[string]string{"api/app/lock.py": ""})
+	second := codeRun(t, vault, data, repoDir)
+	a, err := snapshot.Open(first.Dir, snapshot.OpenOptions{})
+	must(t, err)
+	b, err := snapshot.Open(second.Dir, snapshot.OpenOptions{})
+	must(t, err)
+	rep, err := diff.Compare(a, b)
+	must(t, err)
+	if !rep.Holds(diff.NewDivergence) {
+		t.Errorf("removing a documented file: new-divergence does not hold; warnings gained %+v", rep.Warnings.Gained)
+	}
+	back, err := diff.Compare(b, b)
+	must(t, err)
+	if back.Holds(diff.NewDivergence) {
+		t.Error("a snapshot diverges from itself")
+	}
+	if got := second.Manifest.Counts.UnresolvedCodeLinks; got != 2 {
+		t.Errorf("unresolved code links %d, want 2 (old_scheduler.py and lock.py)", got)
 	}
 }

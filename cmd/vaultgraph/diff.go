@@ -24,15 +24,16 @@ when given), or paths of snapshot directories. With one argument B is the
 newest snapshot that passes its checks; with none, that snapshot is compared
 with the one before it.
 
---fail-on removed-edges,new-unresolved,new-warnings,model-change,changed-edges
+--fail-on removed-edges,new-unresolved,new-warnings,model-change,changed-edges,new-divergence
 makes the command exit 3 when one of those changes is present (after printing
 the diff), for CI gates; changed-edges is an edge whose properties changed
-({critical: true} became {critical: false}). Exit 1 means the diff could not
+({critical: true} became {critical: false}); new-divergence is a note's code
+link that names no tracked file or symbol any more. Exit 1 means the diff could not
 be made, 2 bad usage.`,
 		Flags: append([]cli.Flag{
 			optionalDataFlag(),
 			&cli.StringFlag{Name: "to-data", Usage: "data directory of B, when it is not --data (another machine's copy)"},
-			&cli.StringSliceFlag{Name: "fail-on", Usage: "exit 3 when any of these holds: removed-edges, new-unresolved, new-warnings, model-change, changed-edges"},
+			&cli.StringSliceFlag{Name: "fail-on", Usage: "exit 3 when any of these holds: removed-edges, new-unresolved, new-warnings, model-change, changed-edges, new-divergence"},
 			&cli.IntFlag{Name: "limit", Value: diff.DefaultLimit, Usage: "items shown per list in text and markdown (json shows all)", Action: atLeast("limit", 1)},
 		}, formatFlags(diff.FormatText, diff.FormatMarkdown, diff.FormatJSON)...),
 		Before: takesArgs(0, 2, ""),

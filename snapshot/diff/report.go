@@ -183,10 +183,14 @@ const (
 	// ChangedEdges holds when an edge's properties changed
 	// ({critical: true} became {critical: false}).
 	ChangedEdges Condition = "changed-edges"
+	// NewDivergence holds when a note gained a code link that names no
+	// tracked file or symbol (a new unresolved-code-link warning: the file
+	// or symbol was removed or renamed, or the note was written wrong).
+	NewDivergence Condition = "new-divergence"
 )
 
 // Conditions lists every condition, in the order they are reported.
-var Conditions = []Condition{RemovedEdges, NewUnresolved, NewWarnings, ModelChange, ChangedEdges}
+var Conditions = []Condition{RemovedEdges, NewUnresolved, NewWarnings, ModelChange, ChangedEdges, NewDivergence}
 
 // ParseConditions parses comma-separated condition names (repeats and
 // blanks allowed).
@@ -238,6 +242,12 @@ func (r *Report) Holds(c Condition) bool {
 		return r.Embedder != nil
 	case ChangedEdges:
 		return len(r.Edges.Changed) > 0
+	case NewDivergence:
+		for _, w := range r.Warnings.Gained {
+			if w.Kind == format.WarnUnresolvedCodeLink {
+				return true
+			}
+		}
 	}
 	return false
 }
