@@ -63,9 +63,5 @@ func (s *Server) runContext(ctx context.Context, snap *store.Snapshot, req mcp.C
 	if err != nil {
 		return nil, err
 	}
-	return &answer{out: out, text: func() string { return contextText(out) }}, nil
-}
-
-func contextText(a *codecontext.Answer) string {
-	return heading(a.Snapshot, false) + a.Text()
+	return &answer{out: out}, nil
 }

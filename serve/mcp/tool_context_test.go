@@ -67,7 +67,7 @@ func TestRetrieveContextOverMCP(t *testing.T) {
 			t.Errorf("%s lacks %s: %+v", want.bucket, want.id, want.es)
 		}
 	}
-	if !strings.Contains(text, "must_read:") || !strings.Contains(text, "flagged by Incidents/Double episode.md as dangerous") ||
+	if !strings.Contains(text, `"must_read"`) || !strings.Contains(text, `"note":"Incidents/Double episode.md"`) ||
 		len(text) > codecontext.DefaultMaxBytes {
 		t.Errorf("text (%d bytes):\n%s", len(text), text)
 	}
