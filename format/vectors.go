@@ -138,6 +138,10 @@ const (
 	EmbedderLexical = "lexical"
 	// EmbedderSemantic vectors come from a trained language model.
 	EmbedderSemantic = "semantic"
+	// EmbedderStatic vectors join static word vectors (a weighted mean
+	// of pre-trained vectors of the text's words, blind to word order)
+	// with lexical features.
+	EmbedderStatic = "static-word-vectors+lexical"
 )
 
 // DistanceCosine is the distance of every vector graph: 1 - cosine
@@ -162,7 +166,7 @@ type Embedder struct {
 	// and, for the builtin embedder, its algorithm and dimension. It is also
 	// written into every vector file's header.
 	Fingerprint string `json:"fingerprint"`
-	// Kind is EmbedderLexical or EmbedderSemantic.
+	// Kind is EmbedderLexical, EmbedderStatic or EmbedderSemantic.
 	Kind string `json:"kind"`
 	// Note says in words what the vectors can and cannot find.
 	Note string `json:"note,omitempty"`
@@ -175,9 +179,10 @@ type Embedder struct {
 }
 
 // Spec returns the --embedder value that selects this embedder again:
-// "builtin", "ollama:<model>" or "openai:<model>".
+// "builtin:<model>" (the builtin embedders have several models),
+// "ollama:<model>" or "openai:<model>".
 func (e *Embedder) Spec() string {
-	if e.Provider == "builtin" {
+	if e.Provider == "builtin" && e.Model == "" {
 		return "builtin"
 	}
 	return e.Provider + ":" + e.Model

@@ -139,7 +139,7 @@ func (s *EmbedStage) Run(ctx context.Context, b *Build) error {
 		if err := embed.Check(prev.Embedder, info); err != nil {
 			return fmt.Errorf("%w. Vectors of two models are never mixed: to switch, re-embed the whole vault with "+
 				"vaultgraph index --reembed --embedder %s (or keep the current model with --embedder %s)",
-				err, info.Spec(), prev.Embedder.Spec())
+				err, info.Spec(), embed.SpecOf(prev.Embedder))
 		}
 	}
 	targets, err := s.targets(b)

@@ -376,7 +376,7 @@ func TestEmbedStageCancelPublishesNothing(t *testing.T) {
 func TestEmbedStageBuiltinSearch(t *testing.T) {
 	vault := writeVault(t, embedVault)
 	data := t.TempDir()
-	res := mustRunStage(t, vault, data, stageFor(t, "builtin", nil, false))
+	res := mustRunStage(t, vault, data, stageFor(t, "lexical", nil, false))
 	s := openSnap(t, res.Dir)
 	ix, err := search.Open(s, search.Options{Text: true})
 	must(t, err)

@@ -18,7 +18,8 @@ import (
 func embedFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: "embedder", EnvVars: []string{"VAULTGRAPH_EMBEDDER"},
-			Usage: "builtin (offline, lexical), ollama:<model> or openai:<model>; default: the newest snapshot's, else builtin"},
+			Usage: "builtin (offline: static word vectors plus lexical features), lexical (offline, hashed n-grams only), " +
+				"ollama:<model> or openai:<model>; default: the newest snapshot's, else builtin"},
 		&cli.BoolFlag{Name: "reembed", Usage: "embed every chunk and edge again, reusing no vector (how to switch models)"},
 	}, embedderConnFlags()...)
 }
@@ -86,7 +87,7 @@ func recordedEmbedder(dataDir string) string {
 	if err != nil || s.Manifest.Embedder == nil {
 		return "builtin"
 	}
-	return s.Manifest.Embedder.Spec()
+	return embed.SpecOf(s.Manifest.Embedder)
 }
 
 // progressWriter is stderr when it is a terminal that understands redraw

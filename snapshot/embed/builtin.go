@@ -91,6 +91,7 @@ type featurizer struct {
 	words, bigrams, grams []uint64
 	stops                 []uint64
 	group                 []float32
+	bytes                 []byte // a word being looked up (Static)
 	counts                counter
 }
 

@@ -139,6 +139,21 @@ func TestBuiltinFingerprint(t *testing.T) {
 // BenchmarkBuiltin measures builtin throughput on chunk-sized passages
 // (about 1,500 characters, like format.DefaultChunkChars) on one core.
 func BenchmarkBuiltin(b *testing.B) {
+	texts := benchTexts()
+	e := embed.NewBuiltin()
+	ctx := context.Background()
+	n := 0
+	for b.Loop() {
+		if _, err := e.Embed(ctx, embed.Document, texts[n%len(texts):n%len(texts)+1]); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "chunks/s")
+}
+
+// benchTexts are 256 passages of about 1,500 characters.
+func benchTexts() []string {
 	words := strings.Fields("the crawler indexes notes about Acme funding projects people and companies " +
 		"Müller visited Zürich while Bob wrote a report on embeddings vectors graphs search latency recall")
 	texts := make([]string, 256)
@@ -150,14 +165,5 @@ func BenchmarkBuiltin(b *testing.B) {
 		}
 		texts[i] = "Note: Bench\nLabels: Test\n\n" + sb.String()
 	}
-	e := embed.NewBuiltin()
-	ctx := context.Background()
-	n := 0
-	for b.Loop() {
-		if _, err := e.Embed(ctx, embed.Document, texts[n%len(texts):n%len(texts)+1]); err != nil {
-			b.Fatal(err)
-		}
-		n++
-	}
-	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "chunks/s")
+	return texts
 }

@@ -78,7 +78,22 @@ type Revisioner interface {
 
 // Spec returns the --embedder value selecting this embedder.
 func (i Info) Spec() string {
-	return (&format.Embedder{Provider: i.Provider, Model: i.Model}).Spec()
+	return SpecOf(&format.Embedder{Provider: i.Provider, Model: i.Model})
+}
+
+// SpecOf returns the shortest --embedder value that selects the embedder a
+// manifest records: "builtin" for the default static embedder, "lexical"
+// for the lexical one, e.Spec() for the others.
+func SpecOf(e *format.Embedder) string {
+	if e.Provider == "builtin" {
+		switch e.Model {
+		case staticAlgorithm:
+			return "builtin"
+		case builtinAlgorithm:
+			return "lexical"
+		}
+	}
+	return e.Spec()
 }
 
 // fingerprint identifies every input that shapes an embedder's vectors.
@@ -107,10 +122,10 @@ func Check(recorded *format.Embedder, info Info) error {
 		return checkRevision(recorded, info.Revision)
 	}
 	what := info.Spec()
-	if what == recorded.Spec() {
+	if what == SpecOf(recorded) {
 		what += " (same name, different prefixes, dimension or algorithm version)"
 	}
-	return fmt.Errorf("%w: the snapshot's vectors come from %s, this embedder is %s", ErrModelMismatch, recorded.Spec(), what)
+	return fmt.Errorf("%w: the snapshot's vectors come from %s, this embedder is %s", ErrModelMismatch, SpecOf(recorded), what)
 }
 
 // CheckRevision asks the server behind e (at most once per maxAge, see

@@ -297,8 +297,13 @@ func TestSpecs(t *testing.T) {
 		spec, provider, model string
 		err                   bool
 	}{
-		{"", "builtin", "hashed-ngrams-v1", false},
-		{"builtin", "builtin", "hashed-ngrams-v1", false},
+		{"", "builtin", embed.StaticModel, false},
+		{"builtin", "builtin", embed.StaticModel, false},
+		{"builtin:" + embed.StaticModel, "builtin", embed.StaticModel, false},
+		{"lexical", "builtin", "hashed-ngrams-v1", false},
+		// What manifests of the lexical embedder record.
+		{"builtin:hashed-ngrams-v1", "builtin", "hashed-ngrams-v1", false},
+		{"lexical:other", "", "", true},
 		{"ollama", "ollama", "nomic-embed-text:latest", false},
 		{"ollama:bge-m3", "ollama", "bge-m3:latest", false},
 		{"ollama:library/qwen3-embedding:0.6b", "ollama", "library/qwen3-embedding:0.6b", false},

@@ -89,15 +89,26 @@ func (c Config) httpClient() *http.Client {
 	return &http.Client{Timeout: c.Timeout, Transport: c.Transport}
 }
 
-// New returns the embedder a spec names: "builtin" (also ""),
-// "ollama[:<model>]" or "openai[:<model>]".
+// New returns the embedder a spec names: "builtin" (also "", the static
+// word vectors plus lexical features, NewStatic), "lexical" (the lexical
+// embedder alone, NewBuiltin), "builtin:<model>" with either's model name
+// (what manifests record), "ollama[:<model>]" or "openai[:<model>]".
 func New(spec string, cfg Config) (Embedder, error) {
 	cfg = cfg.withDefaults()
 	provider, model, _ := strings.Cut(strings.TrimSpace(spec), ":")
 	switch strings.ToLower(provider) {
 	case "", "builtin":
+		switch model {
+		case "", staticAlgorithm:
+			return NewStatic()
+		case builtinAlgorithm:
+			return NewBuiltin(), nil
+		}
+		return nil, fmt.Errorf("builtin embedder %q: this build has %s (the default) and %s (--embedder lexical)",
+			model, staticAlgorithm, builtinAlgorithm)
+	case "lexical":
 		if model != "" && model != builtinAlgorithm {
-			return nil, fmt.Errorf("builtin embedder %q: this build has only %s", model, builtinAlgorithm)
+			return nil, fmt.Errorf("lexical embedder %q: this build has only %s", model, builtinAlgorithm)
 		}
 		return NewBuiltin(), nil
 	case "ollama":
@@ -111,7 +122,7 @@ func New(spec string, cfg Config) (Embedder, error) {
 		}
 		return newOpenAI(model, cfg)
 	}
-	return nil, fmt.Errorf("unknown embedder %q: use builtin, ollama:<model> or openai:<model>", spec)
+	return nil, fmt.Errorf("unknown embedder %q: use builtin, lexical, ollama:<model> or openai:<model>", spec)
 }
 
 // ForSnapshot returns the embedder that computed a snapshot's vectors, for
