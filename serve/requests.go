@@ -47,6 +47,9 @@ type SearchRequest struct {
 	// Mode scores a note by its best passage (best, the default) or by
 	// all of them (pooled; mean is accepted for it).
 	Mode string `json:"mode"`
+	// Method is fused (default: vectors and BM25 by reciprocal rank
+	// fusion), vectors or bm25 (needs no embedder; not for edges).
+	Method string `json:"method"`
 	// Then is a Cypher query run after the search on the same snapshot,
 	// with the hits bound to $hits and Params bound as usual.
 	Then      string         `json:"then"`

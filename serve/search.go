@@ -36,7 +36,9 @@ type searchResponse struct {
 	// (the notes of the chunks, first occurrence first), edge ids for
 	// edges.
 	HitIDs []string `json:"hit_ids"`
-	Exact  bool     `json:"exact"`
+	// Method is the rankings the hits come from (search.Result.Method).
+	Method string `json:"method"`
+	Exact  bool   `json:"exact"`
 	// Pending counts items without a vector yet, which cannot be found.
 	Pending int          `json:"pending"`
 	Then    *queryResult `json:"then,omitempty"`
@@ -73,7 +75,7 @@ func (s *Server) search(c *fiber.Ctx, snap *store.Snapshot) error {
 	if err != nil {
 		return searchError(ctx, snap, err)
 	}
-	res := searchResponse{Snapshot: snap.ID, Target: targetName(found.Target), Exact: found.Exact, Pending: found.Pending, Notice: VaultTextNotice}
+	res := searchResponse{Snapshot: snap.ID, Target: targetName(found.Target), Method: string(found.Method), Exact: found.Exact, Pending: found.Pending, Notice: VaultTextNotice}
 	res.Results, res.HitIDs = hitsOf(found, snap.Notes)
 	if found.Pending > 0 {
 		res.Notices = append(res.Notices, fmt.Sprintf("%d texts have no vector yet and cannot be found until the next index run embeds them; results may be incomplete", found.Pending))
@@ -119,6 +121,13 @@ func (s *Server) searchQuery(req SearchRequest, body bodyFields, snap *store.Sna
 	if err := checkBackend(req.Backend); err != nil {
 		return search.Query{}, err
 	}
+	method, err := search.ParseMethod(req.Method)
+	if err != nil {
+		return search.Query{}, badRequest("method must be fused, vectors or bm25, not %q", req.Method)
+	}
+	if method == search.BM25Only && target == search.Edges {
+		return search.Query{}, badRequest(`edges have no BM25 index: send "method": "vectors" or "fused" (or leave it out) with "target": "edges"`)
+	}
 	labels := append(append([]string(nil), req.Types...), req.Labels...)
 	if err := checkLabels(labels, snap); err != nil {
 		return search.Query{}, err
@@ -129,7 +138,7 @@ func (s *Server) searchQuery(req SearchRequest, body bodyFields, snap *store.Sna
 	if msg := snap.Manifest.Vectors.Unembedded(req.EdgeTypes); msg != "" && target == search.Edges {
 		return search.Query{}, badRequest("edge_types: %s", msg)
 	}
-	q := search.Query{Text: req.Query, Target: target, K: req.K, Labels: labels, EdgeTypes: req.EdgeTypes, Score: score}
+	q := search.Query{Text: req.Query, Target: target, K: req.K, Labels: labels, EdgeTypes: req.EdgeTypes, Score: score, Method: method}
 	if !body.has("k") {
 		q.K = defaultK(s.opts.MaxK)
 	}

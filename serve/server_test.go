@@ -125,6 +125,32 @@ func TestRoutes(t *testing.T) {
 			t.Errorf("search = %s", r.body)
 		}
 	})
+	t.Run("search methods", func(t *testing.T) {
+		for _, m := range []string{"", "fused", "vectors", "bm25"} {
+			body := `{"query": "Initech lab", "k": 3}`
+			if m != "" {
+				body = `{"query": "Initech lab", "k": 3, "method": "` + m + `"}`
+			}
+			r := ts.post("/search", body)
+			var s struct {
+				Method string
+				Hits   []struct{ Path string }
+			}
+			json.Unmarshal(r.body, &s)
+			want := m
+			if m == "" {
+				want = "fused"
+			}
+			if r.status != 200 || s.Method != want || len(s.Hits) == 0 || s.Hits[0].Path != "Companies/Initech.md" {
+				t.Errorf("method %q: %d %s", m, r.status, r.body)
+			}
+		}
+		for _, body := range []string{`{"query": "x", "method": "magic"}`, `{"query": "x", "target": "edges", "method": "bm25"}`} {
+			if r := ts.post("/search", body); r.status != 400 || !strings.Contains(r.errorMessage(), "method") {
+				t.Errorf("%s: %d %s", body, r.status, r.body)
+			}
+		}
+	})
 	t.Run("search chunks then cypher", func(t *testing.T) {
 		r := ts.post("/search", `{"query": "recrawl interval hours", "target": "chunks", "k": 3,
 			"then": "MATCH (n) WHERE n.id IN $hits RETURN n.title AS title ORDER BY title"}`)

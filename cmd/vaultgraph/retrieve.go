@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/snapshot"
 	"github.com/vaultgraph/vaultgraph/snapshot/retrieve"
 )
@@ -114,7 +115,10 @@ func printRetrieved(w io.Writer, res *retrieve.Result) {
 	for _, warning := range res.Warnings {
 		fmt.Fprintf(w, "\nwarning: %s\n", warning)
 	}
-	if res.EmbedderKind == "lexical" {
+	switch res.EmbedderKind {
+	case format.EmbedderLexical:
 		fmt.Fprintln(w, "\n(seeds from the builtin lexical embedder and BM25: they match shared words, not meaning)")
+	case format.EmbedderStatic:
+		fmt.Fprintln(w, "\n(seeds from static English word vectors, lexical features and BM25: other words for the same thing are found, word order is not read)")
 	}
 }

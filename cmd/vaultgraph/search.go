@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/serve"
 	"github.com/vaultgraph/vaultgraph/snapshot"
 	"github.com/vaultgraph/vaultgraph/snapshot/embed"
@@ -19,8 +20,10 @@ func searchCommand() *cli.Command {
 		Name:      "search",
 		Usage:     "find notes, passages or edges by meaning in a snapshot",
 		ArgsUsage: "QUERY",
-		Description: `Embeds QUERY with the model that computed the snapshot's vectors and searches
-its HNSW graphs. --target nodes returns notes (scored by their best chunk, or
+		Description: `Embeds QUERY with the model that computed the snapshot's vectors, searches
+its HNSW graphs and fuses that ranking with BM25 over the chunks' text, titles
+and aliases by reciprocal rank fusion (--method vectors or --method bm25 keeps
+one; edges have vectors only). --target nodes returns notes (scored by their best chunk, or
 the mean of their chunks with --score mean), chunks returns passages with
 their path, heading and byte offsets, edges returns edges with their sentences.
 --types keeps notes with one of the labels (for edges: either end has one);
@@ -33,6 +36,7 @@ filters never lose results.`,
 			&cli.StringSliceFlag{Name: "edge-types", Usage: "keep edges of these types: funds,works_at"},
 			&cli.IntFlag{Name: "k", Value: 10, Usage: "number of results", Action: atLeast("k", 1)},
 			&cli.StringFlag{Name: "mode", Aliases: []string{"score"}, Value: string(search.Best), Usage: "a note's score: its best chunk (best), or the mean of its chunks (pooled, or mean)"},
+			&cli.StringFlag{Name: "method", Value: string(search.Fused), Usage: "fused (vectors and BM25), vectors or bm25 (needs no embedder)"},
 			&cli.IntFlag{Name: "ef", Usage: "HNSW beam width: larger is more exact and slower (default: the snapshot's)", Action: atLeast("ef", 1)},
 			&cli.StringFlag{Name: "embedder", Usage: "fail unless the snapshot's vectors come from this embedder"},
 		}, append(formatFlags(), embedderConnFlags()...)...),
@@ -58,6 +62,10 @@ func runSearch(c *cli.Context) error {
 	if err != nil {
 		return usageError(fmt.Errorf("unknown --mode %q: use best or pooled", c.String("mode")))
 	}
+	method, err := search.ParseMethod(c.String("method"))
+	if err != nil {
+		return usageError(err)
+	}
 	entry, err := readRef(logger(c), c.String("data"), c.String("snapshot"))
 	if err != nil {
 		return err
@@ -72,11 +80,12 @@ func runSearch(c *cli.Context) error {
 	}
 	defer ix.Close()
 	var e embed.Embedder
-	if spec := c.String("embedder"); spec != "" {
+	switch spec := c.String("embedder"); {
+	case spec != "":
 		if e, err = embed.New(spec, embedConfig(c)); err == nil {
 			err = embed.CheckRevision(c.Context, s.Manifest.Embedder, e, 0)
 		}
-	} else {
+	case method != search.BM25Only:
 		e, err = embed.ForSnapshot(s.Manifest.Embedder, embedConfig(c))
 	}
 	if err != nil {
@@ -84,7 +93,7 @@ func runSearch(c *cli.Context) error {
 	}
 	res, err := ix.Search(c.Context, search.Query{
 		Text: text, Target: target, K: c.Int("k"), Labels: c.StringSlice("types"),
-		EdgeTypes: c.StringSlice("edge-types"), Score: score,
+		EdgeTypes: c.StringSlice("edge-types"), Score: score, Method: method,
 	}, e)
 	if errors.Is(err, search.ErrNotEmbedded) {
 		return usageError(err)
@@ -131,9 +140,15 @@ func printResult(w io.Writer, res *search.Result, s *snapshot.Snapshot) {
 		fmt.Fprintf(w, "\n%d %s not searchable yet: their embedding is pending%s; the next vaultgraph index embeds them\n",
 			res.Pending, what, reason)
 	}
-	if e := s.Manifest.Embedder; e != nil && e.Kind == "lexical" {
-		fmt.Fprintf(w, "\n(vectors from the builtin lexical embedder: matches shared words, not meaning; "+
-			"index with --reembed --embedder ollama:nomic-embed-text for semantic search)\n")
+	if e := s.Manifest.Embedder; e != nil && res.Method != search.BM25Only {
+		switch e.Kind {
+		case format.EmbedderLexical:
+			fmt.Fprintf(w, "\n(vectors from the builtin lexical embedder: matches shared words, not meaning; "+
+				"index with --reembed --embedder builtin for static word vectors, or ollama:nomic-embed-text for a language model)\n")
+		case format.EmbedderStatic:
+			fmt.Fprintf(w, "\n(vectors from static English word vectors plus lexical features: finds other words for the same "+
+				"thing, ignores word order; index with --reembed --embedder ollama:nomic-embed-text for a language model)\n")
+		}
 	}
 }
 
@@ -173,14 +188,16 @@ type searchBody struct {
 	Stale bool `json:"stale"`
 	// HitIDs are the ids a query's $hits would bind: note ids for notes
 	// and chunks (first occurrence first), edge ids for edges.
-	HitIDs  []string `json:"hit_ids"`
-	Exact   bool     `json:"exact"`
-	Pending int      `json:"pending"`
-	Notice  string   `json:"notice"`
+	HitIDs []string `json:"hit_ids"`
+	// Method is the rankings the hits come from: fused, vectors or bm25.
+	Method  string `json:"method"`
+	Exact   bool   `json:"exact"`
+	Pending int    `json:"pending"`
+	Notice  string `json:"notice"`
 }
 
 func searchJSON(r *search.Result) searchBody {
-	b := searchBody{Snapshot: r.Snapshot, Target: string(r.Target), Exact: r.Exact, Pending: r.Pending,
+	b := searchBody{Snapshot: r.Snapshot, Target: string(r.Target), Method: string(r.Method), Exact: r.Exact, Pending: r.Pending,
 		Notice: serve.VaultTextNotice, HitIDs: []string{}}
 	seen := map[string]bool{}
 	add := func(id string) {

@@ -43,8 +43,21 @@ func TestSearchCommand(t *testing.T) {
 	}
 
 	chunks := vgOK(t, "search", "--data", data, "--target", "chunks", "--k", "2", "who funds the search project")
-	if !strings.Contains(chunks.stdout, " 1. ") || !strings.Contains(chunks.stdout, "[bytes ") || !strings.Contains(chunks.stdout, "lexical") {
+	if !strings.Contains(chunks.stdout, " 1. ") || !strings.Contains(chunks.stdout, "[bytes ") || !strings.Contains(chunks.stdout, "static English word vectors") {
 		t.Errorf("chunk search output:\n%s", chunks.stdout)
+	}
+	// Each ranking alone, and BM25 without an embedder: a snapshot whose
+	// model server is down can still be searched by its words.
+	for _, m := range []string{"fused", "vectors", "bm25"} {
+		out := vgOK(t, "search", "--data", data, "--format", "json", "--method", m, "--embedder", "", "Initech")
+		var got struct {
+			Method string           `json:"method"`
+			Notes  []search.NoteHit `json:"hits"`
+		}
+		if err := json.Unmarshal([]byte(out.stdout), &got); err != nil || got.Method != m ||
+			len(got.Notes) == 0 || got.Notes[0].Path != "Companies/Initech.md" {
+			t.Errorf("--method %s: %v %+v", m, err, got)
+		}
 	}
 	edges := vgOK(t, "search", "--data", data, "--target", "edges", "--edge-types", "funds", "money")
 	if !strings.Contains(edges.stdout, "-[funds]->") || strings.Contains(edges.stdout, "-[links_to]->") {
@@ -55,6 +68,7 @@ func TestSearchCommand(t *testing.T) {
 		{"search", "--data", data},
 		{"search", "--data", data, "--target", "pages", "x"},
 		{"search", "--data", data, "--format", "xml", "x"},
+		{"search", "--data", data, "--method", "magic", "x"},
 	} {
 		if r := vg(t, args...); r.code != 2 {
 			t.Errorf("%v: exit %d, want 2 (usage)", args, r.code)
@@ -110,6 +124,56 @@ func TestIndexEmbedderSwitching(t *testing.T) {
 	}
 	json.Unmarshal([]byte(show.stdout), &m)
 	if m.Embedder.Provider != "builtin" || m.Vectors.Chunks.Reused != 0 || m.Vectors.Chunks.Embedded != m.Vectors.Chunks.Vectors {
+		t.Errorf("after --reembed: %+v", m)
+	}
+}
+
+// TestDefaultEmbedderKeepsRecordedOnes checks the default for a new data
+// directory (the static word vectors) and that a directory indexed with
+// the lexical embedder keeps it until --reembed.
+func TestDefaultEmbedderKeepsRecordedOnes(t *testing.T) {
+	vault := copyDemoVault(t)
+	type manifest struct {
+		Embedder struct{ Provider, Model, Kind string }
+		Vectors  struct {
+			Chunks struct{ Reused, Embedded, Vectors int }
+		}
+	}
+	show := func(data string) manifest {
+		var m manifest
+		out := vgOK(t, "snapshot", "show", "--data", data, "--json")
+		if err := json.Unmarshal([]byte(out.stdout), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	fresh := t.TempDir()
+	vgOK(t, "index", "--vault", vault, "--data", fresh)
+	if m := show(fresh); m.Embedder.Kind != "static-word-vectors+lexical" || m.Embedder.Model != "glove100-sif+hashed-ngrams-v1" {
+		t.Errorf("a new data directory gets %+v", m.Embedder)
+	}
+
+	old := t.TempDir()
+	vgOK(t, "index", "--vault", vault, "--data", old, "--embedder", "lexical")
+	if m := show(old); m.Embedder.Kind != "lexical" || m.Embedder.Model != "hashed-ngrams-v1" {
+		t.Fatalf("--embedder lexical gives %+v", m.Embedder)
+	}
+	note := filepath.Join(vault, "People/Bob.md")
+	b, err := os.ReadFile(note)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(note, append(b, []byte("\n\nBob also maintains the snapshot verifier.\n")...), 0o644)
+	vgOK(t, "index", "--vault", vault, "--data", old)
+	if m := show(old); m.Embedder.Kind != "lexical" || m.Vectors.Chunks.Reused == 0 {
+		t.Errorf("a plain run on a lexical data directory: %+v", m)
+	}
+	r := vg(t, "index", "--vault", vault, "--data", old, "--embedder", "builtin")
+	if r.code != 1 || !strings.Contains(r.stderr, "--reembed --embedder builtin") || !strings.Contains(r.stderr, "--embedder lexical") {
+		t.Fatalf("switching to the default without --reembed: exit %d, stderr %q", r.code, r.stderr)
+	}
+	vgOK(t, "index", "--vault", vault, "--data", old, "--embedder", "builtin", "--reembed")
+	if m := show(old); m.Embedder.Kind != "static-word-vectors+lexical" || m.Vectors.Chunks.Reused != 0 {
 		t.Errorf("after --reembed: %+v", m)
 	}
 }

@@ -30,11 +30,13 @@ const (
 // sidecar's shape (target, stale, results, then, notices) plus
 // vaultgraph's own fields.
 type searchOutput struct {
-	Snapshot string      `json:"snapshot"`
-	Query    string      `json:"query"`
-	Target   string      `json:"target"`
-	Stale    bool        `json:"stale"`
-	Results  []searchHit `json:"results"`
+	Snapshot string `json:"snapshot"`
+	Query    string `json:"query"`
+	Target   string `json:"target"`
+	// Method is the rankings the results come from: fused, vectors or bm25.
+	Method  string      `json:"method"`
+	Stale   bool        `json:"stale"`
+	Results []searchHit `json:"results"`
 	// Then is the result of the then query, run with the results bound to
 	// $hits.
 	Then    *thenResult `json:"then,omitempty"`
@@ -88,7 +90,7 @@ type hitCitation struct {
 
 func (s *Server) searchTool() *tool {
 	def := mcp.NewTool(toolSearch,
-		mcp.WithDescription(`Find notes, passages (target chunks) or typed edges by meaning, best first, each cited with path, heading, line and score. Use it to locate where something is discussed when you do not know the note. For questions needing connected facts use graphrag_retrieve; for exact filters cypher_query; to read a note read_note. With the builtin embedder similarity is lexical.`),
+		mcp.WithDescription(`Find notes, passages (target chunks) or typed edges by meaning and by their words, best first, each cited with path, heading, line and score. Use it to locate where something is discussed when you do not know the note. For questions needing connected facts use graphrag_retrieve; for exact filters cypher_query; to read a note read_note. The builtin embedder uses English word vectors (finds other words for the same thing, ignores word order); the lexical one matches shared words only.`),
 		readOnly("Vector search"),
 		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxSearchQuery), mcp.Description("What to look for, in words.")),
 		mcp.WithString("target", mcp.Enum("nodes", "notes", "chunks", "edges"), mcp.DefaultString("nodes"), mcp.Description("nodes (notes), chunks (passages) or edges.")),
@@ -101,6 +103,8 @@ func (s *Server) searchTool() *tool {
 		mcp.WithString("then", mcp.MaxLength(maxQueryBytes), mcp.Description("Cypher run on the results as $hits.")),
 		mcp.WithObject("params", mcp.AdditionalProperties(true), mcp.Description("Other $parameters of then.")),
 		mcp.WithString("backend", mcp.Enum("builtin", "ladybug"), mcp.Description("The sidecar's engine for then; both run on this graph.")),
+		mcp.WithString("method", mcp.Enum("fused", "vectors", "bm25"), mcp.DefaultString("fused"),
+			mcp.Description("fused: vectors and BM25 keywords; vectors or bm25 alone (bm25: not for edges).")),
 		mcp.WithOutputSchema[searchOutput](),
 	)
 	return &tool{def: def, needs: searchNeeds, run: s.runSearch, paged: true, aliases: serve.FieldAliases[reflect.TypeFor[serve.SearchRequest]()]}
@@ -145,13 +149,20 @@ func (s *Server) runSearch(ctx context.Context, snap *store.Snapshot, req mcp.Ca
 	if msg := snap.Manifest.Vectors.Unembedded(args.EdgeTypes); msg != "" && target == search.Edges {
 		return nil, agentErrorf("edge_types: %s", msg)
 	}
+	method, err := search.ParseMethod(args.Method)
+	if err != nil {
+		return nil, agentErrorf("%s", err)
+	}
+	if method == search.BM25Only && target == search.Edges {
+		return nil, agentErrorf("edges have no BM25 index: use method fused or vectors for target edges")
+	}
 	q := search.Query{Text: args.Query, Target: target, K: min(k, s.opts.MaxK), Score: mode,
-		Labels: append(append([]string(nil), args.Types...), args.Labels...), EdgeTypes: args.EdgeTypes}
+		Labels: append(append([]string(nil), args.Types...), args.Labels...), EdgeTypes: args.EdgeTypes, Method: method}
 	found, err := snap.Search.Search(ctx, q, snap.Embedder)
 	if err != nil {
 		return nil, err
 	}
-	out := &searchOutput{Snapshot: snap.ID, Query: args.Query, Target: targetName(found.Target), Results: hitsOf(found, snap.Notes),
+	out := &searchOutput{Snapshot: snap.ID, Query: args.Query, Target: targetName(found.Target), Method: string(found.Method), Results: hitsOf(found, snap.Notes),
 		Exact: found.Exact, Pending: found.Pending, Notice: serve.VaultTextNotice}
 	if e := snap.Manifest.Embedder; e != nil {
 		out.Embedder, out.EmbedderKind = e.Provider+":"+e.Model, e.Kind

@@ -76,6 +76,18 @@ func TestToolsAnswerFromTheDemoVault(t *testing.T) {
 		if out.Target != "nodes" || out.EmbedderKind != "lexical" || !strings.Contains(text, `"rank":1`) || !strings.Contains(text, `"path":"Companies/Acme.md"`) {
 			t.Errorf("%+v\n%s", out, text)
 		}
+		if out.Method != "fused" {
+			t.Errorf("default method %q", out.Method)
+		}
+		for _, m := range []string{"vectors", "bm25"} {
+			callOK(t, c, toolSearch, map[string]any{"query": "Initech lab", "method": m}, &out)
+			if out.Method != m || len(out.Results) == 0 || out.Results[0].Citation.Path != "Companies/Initech.md" {
+				t.Errorf("method %s: %+v", m, out)
+			}
+		}
+		if res := call(t, c, toolSearch, map[string]any{"query": "x", "target": "edges", "method": "bm25"}); !res.IsError {
+			t.Error("bm25 on edges was accepted")
+		}
 		callOK(t, c, toolSearch, map[string]any{"query": "money", "target": "edges", "edge_types": []string{"funds"}}, &out)
 		if len(out.Results) == 0 || out.Results[0].Type != "funds" || out.Results[0].Sentence == "" {
 			t.Errorf("edge hits %+v", out.Results)

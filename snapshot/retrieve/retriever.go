@@ -192,6 +192,11 @@ func (r *Retriever) openBM25(rows []format.Chunk) error {
 			"seeds come from vectors, names and edges only; index the vault again for lexical search", r.snap.ID))
 		return nil
 	}
+	if shared := r.search.BM25(); shared != nil {
+		// The search index has read and checked it already.
+		r.lexical = shared
+		return nil
+	}
 	ix, err := bm25.Open(filepath.Join(r.snap.Dir, format.BM25File))
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("snapshot %s: its manifest names %s but the file is missing", r.snap.ID, format.BM25File)

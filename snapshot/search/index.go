@@ -5,11 +5,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/bm25"
 	"github.com/vaultgraph/vaultgraph/snapshot/vectors"
 )
 
@@ -53,6 +55,9 @@ type Index struct {
 	chunk    []chunkRow
 	text     []string // chunk texts when Options.Text
 	edge     []edgeRow
+	// lexical is the BM25 index over the chunks; nil for a snapshot
+	// built without the bm25 stage.
+	lexical *bm25.Index
 }
 
 // target is the vectors, graph and row-to-item mapping of chunks or edges.
@@ -142,8 +147,40 @@ func Open(s *snapshot.Snapshot, opts Options) (_ *Index, err error) {
 		}
 	}
 	ix.edges.mapItems(hashes)
+	if err := ix.openBM25(); err != nil {
+		return nil, err
+	}
 	return ix, nil
 }
+
+// openBM25 reads the lexical index, if the snapshot has one, and checks
+// that its documents are the chunks, in order.
+func (ix *Index) openBM25() error {
+	if ix.snap.Manifest.BM25 == nil {
+		return nil
+	}
+	lx, err := bm25.Open(filepath.Join(ix.snap.Dir, format.BM25File))
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("snapshot %s: its manifest names %s but the file is missing", ix.snap.ID, format.BM25File)
+	}
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(ix.chunk))
+	for i, c := range ix.chunk {
+		ids[i] = c.ID
+	}
+	if lx.Docs() != len(ix.chunk) || lx.DocsDigest() != bm25.DocsDigest(ids) {
+		return fmt.Errorf("snapshot %s: %w: %s was built for other chunks than the snapshot's", ix.snap.ID, bm25.ErrCorrupt, format.BM25File)
+	}
+	ix.lexical = lx
+	return nil
+}
+
+// BM25 returns the snapshot's BM25 index over its chunks (documents in
+// chunk order), nil when it was built without one. It is immutable and
+// shared: callers must not change it.
+func (ix *Index) BM25() *bm25.Index { return ix.lexical }
 
 func (ix *Index) loadTables() error {
 	dir := ix.snap.Dir

@@ -61,17 +61,51 @@ type Query struct {
 	Labels []string
 	// EdgeTypes keeps edges of these types (edges only).
 	EdgeTypes []string
-	// Score applies to note searches (default Best).
+	// Score applies to note searches (default Best). With Fused, it
+	// shapes the vector ranking that is fused.
 	Score Score
+	// Method says which rankings Search uses (default Fused); SearchVector
+	// always ranks by vectors alone.
+	Method Method
+}
+
+// withDefaults fills in the defaults and checks the values.
+func (q Query) withDefaults() (Query, error) {
+	if q.K <= 0 {
+		q.K = 10
+	}
+	q.K = min(q.K, MaxK)
+	if q.Score == "" {
+		q.Score = Best
+	}
+	if q.Score != Best && q.Score != Mean {
+		return q, fmt.Errorf("unknown score %q: use best or mean", q.Score)
+	}
+	if q.Target == "" {
+		q.Target = Notes
+	}
+	if q.Method == "" {
+		q.Method = Fused
+	}
+	if _, err := ParseMethod(string(q.Method)); err != nil {
+		return q, err
+	}
+	return q, nil
 }
 
 // Result is the answer to a Query.
 type Result struct {
-	Snapshot string     `json:"snapshot"`
-	Target   Target     `json:"target"`
-	Notes    []NoteHit  `json:"notes,omitempty"`
-	Chunks   []ChunkHit `json:"chunks,omitempty"`
-	Edges    []EdgeHit  `json:"edges,omitempty"`
+	Snapshot string `json:"snapshot"`
+	Target   Target `json:"target"`
+	// Method is the rankings the answer comes from: the query's, or
+	// vectors when it asked for Fused and there is no BM25 index for the
+	// target (edges, a snapshot built without the bm25 stage). Scores
+	// are reciprocal-rank-fusion scores when it is Fused, BM25 scores for
+	// BM25Only and cosine similarities for VectorsOnly.
+	Method Method     `json:"method"`
+	Notes  []NoteHit  `json:"notes,omitempty"`
+	Chunks []ChunkHit `json:"chunks,omitempty"`
+	Edges  []EdgeHit  `json:"edges,omitempty"`
 	// Exact is true when the answer came from an exact scan (a selective
 	// filter) rather than the graph.
 	Exact bool `json:"exact"`
@@ -127,38 +161,43 @@ type EdgeCitation struct {
 	Line    int    `json:"line,omitempty"`
 }
 
-// Search embeds q.Text with e and searches. It fails with an error wrapping
-// embed.ErrModelMismatch when e is not the embedder the snapshot's vectors
-// come from.
+// Search searches for q.Text with the rankings q.Method names: it embeds
+// the text with e (unless the method is BM25Only, where e may be nil) and
+// fuses the vector ranking with the BM25 ranking. It fails with an error
+// wrapping embed.ErrModelMismatch when e is not the embedder the
+// snapshot's vectors come from, and with one wrapping ErrNoBM25 for a
+// BM25Only search that has no BM25 index.
 func (ix *Index) Search(ctx context.Context, q Query, e embed.Embedder) (*Result, error) {
-	if err := embed.Check(ix.embedder, e.Info()); err != nil {
+	q, err := q.withDefaults()
+	if err != nil {
 		return nil, err
 	}
-	vecs, err := e.Embed(ctx, embed.Query, []string{q.Text})
-	if err != nil {
-		return nil, fmt.Errorf("embed query: %w", err)
+	var vec []float32
+	if q.Method != BM25Only {
+		if e == nil {
+			return nil, fmt.Errorf("search: method %s needs the snapshot's embedder", q.Method)
+		}
+		if err := embed.Check(ix.embedder, e.Info()); err != nil {
+			return nil, err
+		}
+		vecs, err := e.Embed(ctx, embed.Query, []string{q.Text})
+		if err != nil {
+			return nil, fmt.Errorf("embed query: %w", err)
+		}
+		vec = vecs[0]
 	}
-	return ix.SearchVector(q, vecs[0])
+	return ix.textSearch(q, vec)
 }
 
 // SearchVector searches with a query vector computed by the snapshot's
-// embedder.
+// embedder, by vector similarity alone (q.Method is ignored).
 func (ix *Index) SearchVector(q Query, vec []float32) (*Result, error) {
-	if q.K <= 0 {
-		q.K = 10
+	q.Method = VectorsOnly
+	q, err := q.withDefaults()
+	if err != nil {
+		return nil, err
 	}
-	q.K = min(q.K, MaxK)
-	if q.Score == "" {
-		q.Score = Best
-	}
-	if q.Score != Best && q.Score != Mean {
-		return nil, fmt.Errorf("unknown score %q: use best or mean", q.Score)
-	}
-	if q.Target == "" {
-		q.Target = Notes
-	}
-	res := &Result{Snapshot: ix.snap.ID, Target: q.Target}
-	var err error
+	res := &Result{Snapshot: ix.snap.ID, Target: q.Target, Method: VectorsOnly}
 	switch q.Target {
 	case Chunks:
 		res.Pending = ix.chunks.pending

@@ -17,6 +17,7 @@ import (
 
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/bm25"
 	"github.com/vaultgraph/vaultgraph/snapshot/embed"
 	"github.com/vaultgraph/vaultgraph/snapshot/vectors"
 )
@@ -30,6 +31,7 @@ type fixture struct {
 	// noLinkVectors writes the snapshot as the indexer does: no vectors
 	// for plain links, recorded in the manifest.
 	noLinkVectors bool
+	bm25          bool // publish a BM25 index over the chunks too
 }
 
 func (fx *fixture) note(id string, labels []string, paragraphs ...string) {
@@ -111,6 +113,14 @@ func (fx *fixture) publish(t testing.TB) *snapshot.Snapshot {
 	m.Vectors.Chunks.Pending = pending
 	if fx.noLinkVectors {
 		m.Vectors.EdgesWithoutVectors = format.UnembeddedEdgeTypes
+	}
+	if fx.bm25 {
+		bld := bm25.NewBuilder()
+		for _, c := range fx.chunks {
+			bld.Add(c.ID, bm25.Tokenize(c.Context+"\n"+c.Text))
+		}
+		m.BM25, err = bld.WriteFile(filepath.Join(w.Dir(), format.BM25File))
+		must(t, err)
 	}
 	dir, err := w.Publish(m)
 	must(t, err)
