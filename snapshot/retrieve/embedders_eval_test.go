@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/vaultgraph/vaultgraph/indexer"
 	"github.com/vaultgraph/vaultgraph/snapshot/embed"
@@ -213,4 +216,41 @@ func searchChunks(t *testing.T, ix *search.Index, e embed.Embedder, m search.Met
 		}
 	}
 	return got, first
+}
+
+// TestParaphrasesShareNoKeyWords checks what makes a paraphrase one: at
+// least 15 of them, and none of their key words begins a word of a note
+// they need (so "worr" rules out worried and worries).
+func TestParaphrasesShareNoKeyWords(t *testing.T) {
+	set := loadEval(t)
+	n := 0
+	for _, q := range set.Questions {
+		if q.Kind != "paraphrase" {
+			continue
+		}
+		n++
+		if len(q.KeyWords) == 0 || len(q.Notes) == 0 {
+			t.Errorf("q%d has no key words or no notes", q.ID)
+		}
+		for _, path := range q.Notes {
+			b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "demo-vault", path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			words := strings.FieldsFunc(strings.ToLower(norm.NFC.String(string(b))), func(r rune) bool {
+				return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+			})
+			for _, k := range q.KeyWords {
+				for _, w := range words {
+					if strings.HasPrefix(w, strings.ToLower(k)) {
+						t.Errorf("q%d %q: key word %q occurs in %s as %q", q.ID, q.Question, k, path, w)
+						break
+					}
+				}
+			}
+		}
+	}
+	if n < 15 {
+		t.Errorf("%d paraphrase questions, want at least 15", n)
+	}
 }

@@ -29,6 +29,9 @@ type evalQuestion struct {
 	Edges       []evalEdge `json:"edges"`
 	AbsentText  []string   `json:"absent_text"`
 	AbsentEdges []evalEdge `json:"absent_edges"`
+	// KeyWords are, for a paraphrase, the words that carry its meaning;
+	// no word of the notes it needs starts with one of them.
+	KeyWords []string `json:"key_words"`
 }
 
 type evalEdge struct {
