@@ -14,6 +14,8 @@ import (
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/indexer"
 	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/embed"
+	"github.com/vaultgraph/vaultgraph/snapshot/search"
 )
 
 // demoVaultPath is where the bundled demo vault lives in the repository.
@@ -86,6 +88,7 @@ func runDemo(c *cli.Context) error {
 	if err := printGraphSummary(w, s); err != nil {
 		return err
 	}
+	printParaphrase(c, w, s)
 	fmt.Fprintf(w, "\nQuery it:\n")
 	for _, q := range cmds.query {
 		fmt.Fprintf(w, "  %s\n", q)
@@ -148,6 +151,39 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// demoParaphrase is a question asked in other words than the vault's: no
+// note says autumn, gathering or conclude. The default embedder's word
+// vectors find the September review; the lexical one does not (README,
+// "Search quality").
+const demoParaphrase = "What did the autumn gathering conclude?"
+
+// printParaphrase searches the new snapshot for demoParaphrase and shows
+// the best notes, when the snapshot has vectors.
+func printParaphrase(c *cli.Context, w io.Writer, s *snapshot.Snapshot) {
+	if s.Manifest.Embedder == nil {
+		return
+	}
+	ix, err := search.Open(s, search.Options{})
+	if err != nil {
+		fmt.Fprintf(w, "\n(cannot search the snapshot: %v)\n", err)
+		return
+	}
+	defer ix.Close()
+	e, err := embed.ForSnapshot(s.Manifest.Embedder, embedConfig(c))
+	if err == nil {
+		var res *search.Result
+		if res, err = ix.Search(c.Context, search.Query{Text: demoParaphrase, Target: search.Notes, K: 3}, e); err == nil {
+			fmt.Fprintf(w, "\nAsked in other words (no note says autumn, gathering or conclude), with %s vectors and BM25:\n  search %q\n",
+				s.Manifest.Embedder.Kind, demoParaphrase)
+			for i, h := range res.Notes {
+				fmt.Fprintf(w, "  %d. %s  (%s)\n", i+1, h.Title, citation(h.Best))
+			}
+			return
+		}
+	}
+	fmt.Fprintf(w, "\n(cannot search the snapshot: %v)\n", err)
 }
 
 // printGraphSummary shows the labels, edge types and typed edges a reader of

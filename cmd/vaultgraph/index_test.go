@@ -123,9 +123,19 @@ func TestDemo(t *testing.T) {
 			t.Errorf("demo output lacks %q:\n%s", want, r.stdout)
 		}
 	}
+	// The paraphrase: the default embedder finds the September review
+	// first, the lexical one does not.
+	const review = "1. 2024-09-12 Search Review  (Meetings/2024/2024-09-12 Search Review.md"
+	if !strings.Contains(r.stdout, demoParaphrase) || !strings.Contains(r.stdout, review) {
+		t.Errorf("demo output lacks the paraphrase's answer:\n%s", r.stdout)
+	}
 	again := vgOK(t, "demo", "--vault", repoPath("testdata/demo-vault"), "--data", data)
-	if !strings.Contains(again.stdout, "unchanged") {
+	if !strings.Contains(again.stdout, "unchanged") || !strings.Contains(again.stdout, review) {
 		t.Errorf("second demo run did not say the vault is unchanged:\n%s", again.stdout)
+	}
+	lexical := vgOK(t, "demo", "--vault", repoPath("testdata/demo-vault"), "--data", t.TempDir(), "--embedder", "lexical")
+	if !strings.Contains(lexical.stdout, "with lexical vectors") || strings.Contains(lexical.stdout, review) {
+		t.Errorf("with the lexical embedder:\n%s", lexical.stdout)
 	}
 }
 
