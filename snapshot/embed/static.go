@@ -173,7 +173,7 @@ func (s *Static) wordVectors(fz *featurizer, text string, out []float32) {
 	t := s.table
 	found := false
 	add := func(word []byte) {
-		r := t.Lookup(string(word))
+		r := t.LookupBytes(word)
 		if r < 0 {
 			return
 		}

@@ -250,11 +250,29 @@ func BenchmarkQuery100k(b *testing.B) {
 }
 
 // BenchmarkRealText20k: 20,000 chunks of real notes (the shared vaults,
-// else generated prose) embedded with the builtin embedder.
+// else generated prose) embedded with the lexical embedder.
 func BenchmarkRealText20k(b *testing.B) {
 	for _, ef := range benchEfs(64, 128, 256) {
 		b.Run(fmt.Sprintf("ef=%d", ef), func(b *testing.B) {
-			benchQueries(b, cachedIndex(b, "realtext", embed.BuiltinDims, func() vectorSet { return realTextSet(b, 20_000, 500) }), ef)
+			benchQueries(b, cachedIndex(b, "realtext", embed.BuiltinDims, func() vectorSet {
+				return realTextSet(b, embed.NewBuiltin(), 20_000, 500)
+			}), ef)
+		})
+	}
+}
+
+// BenchmarkRealTextStatic20k is BenchmarkRealText20k with the default
+// embedder's vectors (static word vectors plus lexical features).
+func BenchmarkRealTextStatic20k(b *testing.B) {
+	e, err := embed.NewStatic()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, ef := range benchEfs(64, 96, 128, 256) {
+		b.Run(fmt.Sprintf("ef=%d", ef), func(b *testing.B) {
+			benchQueries(b, cachedIndex(b, "realtext-static", e.Info().Dimensions, func() vectorSet {
+				return realTextSet(b, e, 20_000, 500)
+			}), ef)
 		})
 	}
 }
@@ -262,7 +280,7 @@ func BenchmarkRealText20k(b *testing.B) {
 // realTextSet embeds n chunks of about 1,500 characters cut from real
 // notes at paragraph breaks, and nq queries: the first sentence-like part
 // of other chunks, as a user would type.
-func realTextSet(b *testing.B, n, nq int) vectorSet {
+func realTextSet(b *testing.B, e embed.Embedder, n, nq int) vectorSet {
 	chunks := realChunks(*benchVaults, n+nq)
 	source := "the shared vaults"
 	if len(chunks) < n+nq {
@@ -270,7 +288,6 @@ func realTextSet(b *testing.B, n, nq int) vectorSet {
 		source = "generated text"
 	}
 	b.Logf("real-text set: %d chunks from %s", n, source)
-	e := embed.NewBuiltin()
 	vecs, err := embed.EmbedDocuments(context.Background(), e, chunks[:n], nil)
 	if err != nil {
 		b.Fatal(err)

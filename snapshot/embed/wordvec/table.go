@@ -104,6 +104,14 @@ func (t *Table) Lookup(word string) int32 {
 	return -1
 }
 
+// LookupBytes is Lookup of a word held in bytes, without allocating.
+func (t *Table) LookupBytes(word []byte) int32 {
+	if i, ok := t.index[string(word)]; ok {
+		return i
+	}
+	return -1
+}
+
 // Rank is row i's position in the vocabulary sorted by corpus frequency
 // (0 for "the").
 func (t *Table) Rank(i int32) int { return int(t.ranks[i]) }
