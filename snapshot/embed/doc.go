@@ -1,10 +1,13 @@
 // Package embed turns text into vectors for indexing and for queries. It
-// owns the Embedder interface and its three providers, chosen by a spec
-// string (--embedder, VAULTGRAPH_EMBEDDER):
+// owns the Embedder interface and its providers, chosen by a spec string
+// (--embedder, VAULTGRAPH_EMBEDDER):
 //
-//   - "builtin": a deterministic lexical embedder (hashed word and
-//     character n-grams), offline and fast; recorded as lexical, not
-//     semantic.
+//   - "builtin" (the default): static English word vectors (GloVe 6B 100d,
+//     package wordvec, compiled in) averaged with SIF weights, joined with
+//     the lexical features below; offline and deterministic; recorded as
+//     kind static-word-vectors+lexical (Static, static.go).
+//   - "lexical": hashed word and character n-grams alone, offline and
+//     fast; recorded as lexical, not semantic (Builtin, builtin.go).
 //   - "ollama:<model>": an Ollama server's /api/embed through
 //     github.com/ollama/ollama/api (host from OLLAMA_HOST).
 //   - "openai:<model>": any OpenAI-compatible POST /v1/embeddings.
