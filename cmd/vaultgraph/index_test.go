@@ -133,7 +133,7 @@ func TestDemo(t *testing.T) {
 	if !strings.Contains(again.stdout, "unchanged") || !strings.Contains(again.stdout, review) {
 		t.Errorf("second demo run did not say the vault is unchanged:\n%s", again.stdout)
 	}
-	lexical := vgOK(t, "demo", "--vault", repoPath("testdata/demo-vault"), "--data", t.TempDir(), "--embedder", "lexical")
+	lexical := vgOK(t, "demo", "--vault", repoPath("testdata/demo-vault"), "--data", t.TempDir(), "--embedder", "lexical", "--graph=false")
 	if !strings.Contains(lexical.stdout, "with lexical vectors") || strings.Contains(lexical.stdout, review) {
 		t.Errorf("with the lexical embedder:\n%s", lexical.stdout)
 	}

@@ -148,13 +148,13 @@ func TestDefaultEmbedderKeepsRecordedOnes(t *testing.T) {
 		return m
 	}
 	fresh := t.TempDir()
-	vgOK(t, "index", "--vault", vault, "--data", fresh)
+	vgOK(t, "index", "--vault", vault, "--data", fresh, "--graph=false")
 	if m := show(fresh); m.Embedder.Kind != "static-word-vectors+lexical" || m.Embedder.Model != "glove100-sif+hashed-ngrams-v1" {
 		t.Errorf("a new data directory gets %+v", m.Embedder)
 	}
 
 	old := t.TempDir()
-	vgOK(t, "index", "--vault", vault, "--data", old, "--embedder", "lexical")
+	vgOK(t, "index", "--vault", vault, "--data", old, "--embedder", "lexical", "--graph=false")
 	if m := show(old); m.Embedder.Kind != "lexical" || m.Embedder.Model != "hashed-ngrams-v1" {
 		t.Fatalf("--embedder lexical gives %+v", m.Embedder)
 	}
@@ -164,15 +164,15 @@ func TestDefaultEmbedderKeepsRecordedOnes(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(note, append(b, []byte("\n\nBob also maintains the snapshot verifier.\n")...), 0o644)
-	vgOK(t, "index", "--vault", vault, "--data", old)
+	vgOK(t, "index", "--vault", vault, "--data", old, "--graph=false")
 	if m := show(old); m.Embedder.Kind != "lexical" || m.Vectors.Chunks.Reused == 0 {
 		t.Errorf("a plain run on a lexical data directory: %+v", m)
 	}
-	r := vg(t, "index", "--vault", vault, "--data", old, "--embedder", "builtin")
+	r := vg(t, "index", "--vault", vault, "--data", old, "--embedder", "builtin", "--graph=false")
 	if r.code != 1 || !strings.Contains(r.stderr, "--reembed --embedder builtin") || !strings.Contains(r.stderr, "--embedder lexical") {
 		t.Fatalf("switching to the default without --reembed: exit %d, stderr %q", r.code, r.stderr)
 	}
-	vgOK(t, "index", "--vault", vault, "--data", old, "--embedder", "builtin", "--reembed")
+	vgOK(t, "index", "--vault", vault, "--data", old, "--embedder", "builtin", "--reembed", "--graph=false")
 	if m := show(old); m.Embedder.Kind != "static-word-vectors+lexical" || m.Vectors.Chunks.Reused != 0 {
 		t.Errorf("after --reembed: %+v", m)
 	}
