@@ -143,6 +143,11 @@ func (s *Static) Embed(ctx context.Context, _ Task, texts []string) ([][]float32
 		}
 		v := flat[i*s.dims : (i+1)*s.dims : (i+1)*s.dims]
 		d := s.table.Dims
+		if !isASCII(t) {
+			// Once for both halves: the lexical features' own check then
+			// finds the text normalised already and does not copy it.
+			t = norm.NFKC.String(t)
+		}
 		s.wordVectors(fz, t, v[:d])
 		if s.lexDims > 0 {
 			fz.embed(t, v[d:])
@@ -161,15 +166,13 @@ func scale(v []float32, w float32) {
 	}
 }
 
-// wordVectors writes the unit SIF vector of text into out: the
+// wordVectors writes the unit SIF vector of text (NFKC-normalised) into
+// out: the
 // SIF-weighted sum of the vectors of its words that the table has, minus
 // its projection on the common direction. It stays zero when the table
 // has none of the words.
 func (s *Static) wordVectors(fz *featurizer, text string, out []float32) {
 	clear(out)
-	if !isASCII(text) {
-		text = norm.NFKC.String(text)
-	}
 	t := s.table
 	found := false
 	add := func(word []byte) {

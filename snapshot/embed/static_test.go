@@ -1,7 +1,6 @@
 package embed_test
 
 import (
-	"context"
 	"math"
 	"strings"
 	"testing"
@@ -157,13 +156,5 @@ func TestStaticInfoAndSpec(t *testing.T) {
 func BenchmarkStatic(b *testing.B) {
 	texts := benchTexts()
 	e := newStatic(b, embed.StaticOptions{})
-	ctx := context.Background()
-	n := 0
-	for b.Loop() {
-		if _, err := e.Embed(ctx, embed.Document, texts[n%len(texts):n%len(texts)+1]); err != nil {
-			b.Fatal(err)
-		}
-		n++
-	}
-	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "chunks/s")
+	benchEmbed(b, e, texts)
 }
