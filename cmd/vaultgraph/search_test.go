@@ -52,7 +52,7 @@ func TestSearchCommand(t *testing.T) {
 		out := vgOK(t, "search", "--data", data, "--format", "json", "--method", m, "--embedder", "", "Initech")
 		var got struct {
 			Method string           `json:"method"`
-			Notes  []search.NoteHit `json:"hits"`
+			Notes  []search.NoteHit `json:"results"`
 		}
 		if err := json.Unmarshal([]byte(out.stdout), &got); err != nil || got.Method != m ||
 			len(got.Notes) == 0 || got.Notes[0].Path != "Companies/Initech.md" {
