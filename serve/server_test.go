@@ -134,7 +134,7 @@ func TestRoutes(t *testing.T) {
 			r := ts.post("/search", body)
 			var s struct {
 				Method string
-				Hits   []struct{ Path string }
+				Hits   []struct{ Path string } `json:"results"`
 			}
 			json.Unmarshal(r.body, &s)
 			want := m
