@@ -421,7 +421,17 @@ func rewriteManifest(t *testing.T, dir string, edit func(map[string]any)) {
 		t.Fatal(err)
 	}
 	edit(m)
-	b, _ = json.MarshalIndent(m, "", "  ")
+	// Sealed again as the indexer would (the manifest's own checksum):
+	// the edit stands for a snapshot written that way, not a damaged one.
+	b, _ = json.Marshal(m)
+	var sealed format.Manifest
+	if err := json.Unmarshal(b, &sealed); err != nil {
+		t.Fatal(err)
+	}
+	b, err = sealed.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
