@@ -290,12 +290,6 @@ func checkIndexArgs(ctx context.Context, args []string, run unitRun) (level stri
 	line = append(append(line, run.indexLine()[1:]...), rest...)
 	index.Action = func(c *cli.Context) error {
 		_, err := indexOptions(c)
-		// indexOptions marks a bad --embedder a usage error; here it is
-		// one of the checks below, not a flag the parser refused.
-		var ee *exitError
-		if errors.As(err, &ee) {
-			return ee.err
-		}
 		return err
 	}
 	app.Writer, app.ErrWriter = io.Discard, io.Discard
