@@ -52,7 +52,7 @@ func TestCheckIndexArgs(t *testing.T) {
 		{args: []string{"--chunk-chars", "0"}, run: run, want: "index options after --: --chunk-chars must be at least 1, not 0"},
 		{args: []string{"--debounce", "-1s"}, run: run, want: "--debounce must be positive"},
 		{args: []string{"--log-level", "loud"}, run: run, want: `--log-level "loud": use debug, info, warn, error`},
-		{args: []string{"--embedder", "nonsense"}, run: run, want: `the unit's index runs would fail: unknown embedder "nonsense"`},
+		{args: []string{"--embedder", "nonsense"}, run: run, want: `index options after --: unknown embedder "nonsense"`},
 		{args: []string{"--embedder", "ollama", "--ollama-host", "http://"}, run: run, want: "ollama host"},
 		{args: []string{"--embedder", "openai"}, run: run, want: "openai embedder needs an API key"},
 		{args: nil, run: withEnv(run, "VAULTGRAPH_EMBEDDER=nonsense"), want: `unknown embedder "nonsense"`},
