@@ -23,14 +23,13 @@ links to code, and prints five buckets: must_read, may_change, must_test,
 knowledge and danger, each entry with the edges that brought it.
 --anchor code:REPO/path[#Symbol] answers the same buckets for changing that
 file or symbol (impact_of) instead of a question.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			dataFlag(),
 			&cli.StringFlag{Name: "snapshot", Usage: "snapshot id or unique prefix (default: the newest that passes its checks)"},
 			&cli.StringFlag{Name: "anchor", Usage: "a code file or symbol id instead of a question: code:REPO/path or code:REPO/path#Symbol"},
 			&cli.IntFlag{Name: "k", Value: codecontext.DefaultK, Usage: "entries per bucket at most", Action: atLeast("k", 1)},
 			&cli.IntFlag{Name: "max-bytes", Value: codecontext.DefaultMaxBytes, Usage: "bound of the answer's JSON", Action: atLeast("max-bytes", 1024)},
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
-		},
+		}, formatFlags()...),
 		Before: takesArgs(0, many, ""),
 		Action: runRetrieveContext,
 	}
@@ -43,19 +42,18 @@ func divergenceCommand() *cli.Command {
 		Description: `Lists every code:REPO/path[#Symbol] link of a note that names no tracked file
 or symbol of the snapshot (detect_divergence). Exits 0 either way; use
 "snapshot diff --fail-on new-divergence" to fail on new ones.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			dataFlag(),
 			&cli.StringFlag{Name: "snapshot", Usage: "snapshot id or unique prefix (default: the newest that passes its checks)"},
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
-		},
+		}, formatFlags()...),
 		Before: takesArgs(0, 0, ""),
 		Action: runDivergence,
 	}
 }
 
 func openCodeContext(c *cli.Context) (*codecontext.Index, error) {
-	if f := c.String("format"); f != "text" && f != "json" {
-		return nil, usageError(fmt.Errorf("unknown --format %q: use text or json", f))
+	if _, err := outputFormat(c); err != nil {
+		return nil, err
 	}
 	entry, err := readRef(logger(c), c.String("data"), c.String("snapshot"))
 	if err != nil {
@@ -90,7 +88,7 @@ func runRetrieveContext(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.String("format") == "json" {
+	if jsonOutput(c) {
 		return writeJSON(c.App.Writer, a)
 	}
 	fmt.Fprintf(c.App.Writer, "snapshot %s\n%s", a.Snapshot, a.Text())
@@ -103,7 +101,7 @@ func runDivergence(c *cli.Context) error {
 		return err
 	}
 	d := ix.Divergence()
-	if c.String("format") == "json" {
+	if jsonOutput(c) {
 		if d == nil {
 			d = []codecontext.Divergence{}
 		}
