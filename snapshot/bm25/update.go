@@ -73,18 +73,7 @@ func Update(parent *Index, ids []string, from []int, terms func(i int) []string)
 			continue
 		}
 		ts := terms(i)
-		clear(b.count)
-		for _, t := range ts {
-			id, ok := b.termID[t]
-			if !ok {
-				id = int32(len(b.terms))
-				b.termID[t] = id
-				b.terms = append(b.terms, t)
-				b.docs = append(b.docs, nil)
-				b.freqs = append(b.freqs, nil)
-			}
-			b.count[id]++
-		}
+		b.countTerms(ts)
 		for len(extraDocs) < len(b.terms) {
 			extraDocs, extraFreqs = append(extraDocs, nil), append(extraFreqs, nil)
 		}

@@ -52,18 +52,7 @@ func (b *Builder) Add(id string, terms []string) {
 	b.digest.Write([]byte(id))
 	b.digest.Write([]byte{'\n'})
 	doc := uint32(len(b.lengths))
-	clear(b.count)
-	for _, t := range terms {
-		id, ok := b.termID[t]
-		if !ok {
-			id = int32(len(b.terms))
-			b.termID[t] = id
-			b.terms = append(b.terms, t)
-			b.docs = append(b.docs, nil)
-			b.freqs = append(b.freqs, nil)
-		}
-		b.count[id]++
-	}
+	b.countTerms(terms)
 	for id, n := range b.count {
 		b.docs[id] = append(b.docs[id], doc)
 		b.freqs[id] = append(b.freqs[id], n)
@@ -182,4 +171,21 @@ func (b *Builder) WriteFile(path string) (_ *format.BM25, err error) {
 	}
 	return &format.BM25{Version: format.BM25Version, Tokenizer: TokenizerVersion, File: filepath.Base(path),
 		Docs: len(b.lengths), Terms: len(order), Postings: npost, K1: DefaultK1, B: DefaultB}, nil
+}
+
+// countTerms sets b.count to how often each of terms occurs, giving terms
+// seen for the first time an id (and empty postings).
+func (b *Builder) countTerms(terms []string) {
+	clear(b.count)
+	for _, t := range terms {
+		id, ok := b.termID[t]
+		if !ok {
+			id = int32(len(b.terms))
+			b.termID[t] = id
+			b.terms = append(b.terms, t)
+			b.docs = append(b.docs, nil)
+			b.freqs = append(b.freqs, nil)
+		}
+		b.count[id]++
+	}
 }
