@@ -1,6 +1,9 @@
 package format
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+)
 
 // Code beside the notes: a snapshot may hold the files tracked in git
 // repositories indexed with the vault (vaultgraph index --repo NAME=PATH).
@@ -156,3 +159,49 @@ type CodeChunk struct {
 
 // MaxCodeChunkBytes bounds a code chunk's text.
 const MaxCodeChunkBytes = 4000
+
+// CodeEmbedText is the text a code chunk is embedded as: its file's path
+// and the chunk's text with every identifier split into its words
+// (fetchEpisode, generate_daily and HTTPServer become "fetch Episode",
+// "generate daily" and "HTTP Server"), so that an embedder of natural
+// language reads the words code is named with. A code chunk's vector is
+// the row of vectors-code.f32 whose hash is TextHash(CodeEmbedText(c)).
+func CodeEmbedText(c CodeChunk) string {
+	var b strings.Builder
+	_, p, sym, _ := SplitCodeID(c.ID)
+	b.WriteString(SplitIdentifiers(strings.NewReplacer("/", " ", ".", " ").Replace(p)))
+	if sym != "" {
+		b.WriteString(": ")
+		b.WriteString(SplitIdentifiers(strings.ReplaceAll(sym, ".", " ")))
+	}
+	b.WriteString("\n\n")
+	b.WriteString(SplitIdentifiers(c.Text))
+	return b.String()
+}
+
+// SplitIdentifiers returns s with every identifier cut into its words:
+// at underscores, at lower-to-upper changes, before the last capital of a
+// run of capitals followed by a lower-case letter, and between letters and
+// digits. Everything else is kept as it is.
+func SplitIdentifiers(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/8)
+	rs := []rune(s)
+	for i, r := range rs {
+		if r == '_' {
+			b.WriteByte(' ')
+			continue
+		}
+		if i > 0 {
+			prev := rs[i-1]
+			split := unicode.IsLower(prev) && unicode.IsUpper(r) ||
+				unicode.IsUpper(prev) && unicode.IsUpper(r) && i+1 < len(rs) && unicode.IsLower(rs[i+1]) ||
+				unicode.IsLetter(prev) && unicode.IsDigit(r)
+			if split {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

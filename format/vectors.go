@@ -109,6 +109,11 @@ const (
 	EdgeVectorsFile  = "vectors-edges.f32"
 	ChunkHNSWFile    = "hnsw-chunks"
 	EdgeHNSWFile     = "hnsw-edges"
+	// CodeVectorsFile and CodeHNSWFile hold the vectors of code chunks
+	// (code.go), in snapshots that indexed repositories: one row per
+	// distinct CodeEmbedText, same layouts as the chunks'.
+	CodeVectorsFile = "vectors-code.f32"
+	CodeHNSWFile    = "hnsw-code"
 )
 
 // Layout versions of the vector and HNSW files, written in their headers.
@@ -193,6 +198,10 @@ type Vectors struct {
 	HNSW   HNSW        `json:"hnsw"`
 	Chunks VectorIndex `json:"chunks"`
 	Edges  VectorIndex `json:"edges"`
+	// Code is the vectors of code chunks, in snapshots that indexed
+	// repositories (written since format version 3's code vectors; nil
+	// before, and without repositories).
+	Code *VectorIndex `json:"code,omitempty"`
 	// PendingReason says why some texts have no vector (the model server
 	// was unreachable, refused, timed out); "" when nothing is pending.
 	PendingReason string `json:"pending_reason,omitempty"`

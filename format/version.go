@@ -23,7 +23,10 @@ package format
 //	   after publishing (CheckManifestSum).
 //	3: code beside the notes: code_files, symbols, code_chunks and
 //	   code_edges tables and the manifest's repos (see code.go); version 2
-//	   snapshots, which have none, still read.
+//	   snapshots, which have none, still read. Within version 3,
+//	   additively: vectors of code chunks (vectors-code.f32, hnsw-code,
+//	   the manifest's vectors.code); a snapshot without them is searched
+//	   by BM25 alone.
 const Version = 3
 
 // SupportedVersion reports whether this build can read snapshots written in

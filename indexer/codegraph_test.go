@@ -12,6 +12,7 @@ import (
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/indexer/gitrepo/gitrepotest"
 	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/embed"
 	"github.com/vaultgraph/vaultgraph/snapshot/diff"
 	"github.com/vaultgraph/vaultgraph/snapshot/graphdb"
 )
@@ -253,5 +254,41 @@ func TestDiffFailsOnNewDivergence(t *testing.T) {
 	}
 	if got := second.Manifest.Counts.UnresolvedCodeLinks; got != 2 {
 		t.Errorf("unresolved code links %d, want 2 (old_scheduler.py and lock.py)", got)
+	}
+}
+
+// TestCodeVectorsAreIncremental: code chunks get vectors from the
+// snapshot's embedder, and a run after saving one file embeds only that
+// file's chunks again; every other file reuses its vectors.
+func TestCodeVectorsAreIncremental(t *testing.T) {
+	repoDir := t.TempDir()
+	r := gitrepotest.Podcast(t, repoDir)
+	vault := writeVault(t, gitrepotest.PodcastVault)
+	data := t.TempDir()
+	e, err := embed.NewStatic()
+	must(t, err)
+	stage := func() Stage { return &EmbedStage{Embedder: e} }
+	first := codeRun(t, vault, data, repoDir, stage())
+	code := first.Manifest.Vectors.Code
+	chunks, err := snapshot.ReadTable[format.CodeChunk](filepath.Join(first.Dir, format.CodeChunksFile))
+	must(t, err)
+	if code == nil || code.Items != len(chunks) || code.Embedded != code.Vectors || code.Pending != 0 || code.Vectors == 0 {
+		t.Fatalf("first run's code vectors: %+v for %d chunks", code, len(chunks))
+	}
+	for _, f := range []string{format.CodeVectorsFile, format.CodeHNSWFile} {
+		if _, ok := first.Manifest.Files[f]; !ok {
+			t.Errorf("manifest does not list %s", f)
+		}
+	}
+	r.Write(map[string]string{"api/app/feed.py": "def fetch_articles():\n    return [1]\n"})
+	saved := codeRun(t, vault, data, repoDir, stage())
+	code = saved.Manifest.Vectors.Code
+	// feed.py has two chunks: its head (path, symbol names), whose text is
+	// the same and keeps its vector, and fetch_articles, which changed.
+	if saved.CodeParsed != 1 || code.Embedded != 1 || code.Reused != code.Vectors-1 || code.Pending != 0 || code.HNSWBuild != format.HNSWUpdated {
+		t.Fatalf("after saving feed.py: parsed %d, code vectors %+v", saved.CodeParsed, code)
+	}
+	if again := codeRun(t, vault, data, repoDir, stage()); !again.Unchanged {
+		t.Errorf("an unchanged vault and repository published %s", again.ID)
 	}
 }

@@ -26,7 +26,10 @@ const DefaultGraphUpdateLimit = 0.25
 
 // EmbedStage adds the vectors of every chunk and edge sentence and an HNSW
 // graph over each (files named in format/vectors.go) to a snapshot. Plain
-// links (format.UnembeddedEdgeTypes) get no vector.
+// links (format.UnembeddedEdgeTypes) get no vector. A snapshot with code
+// gets a third target: every code chunk, embedded as
+// format.CodeEmbedText (identifiers split into words), so that an
+// unchanged file (same blob, same chunks) reuses its vectors.
 //
 // A vector is reused from the parent snapshot when the parent's embedder has
 // the same fingerprint and a row for the exact text (format.TextHash of
@@ -107,7 +110,9 @@ func (s *EmbedStage) Pending(parent *snapshot.Snapshot) Pending {
 		m.Vectors.HNSW != s.params().Manifest(),
 		!slices.Equal(m.Vectors.EdgesWithoutVectors, format.UnembeddedEdgeTypes):
 		return PendingRebuild
-	case m.Vectors.Chunks.Pending > 0 || m.Vectors.Edges.Pending > 0:
+	case len(m.Repos) > 0 && m.Vectors.Code == nil:
+		return PendingRebuild
+	case m.Vectors.Chunks.Pending > 0 || m.Vectors.Edges.Pending > 0 || (m.Vectors.Code != nil && m.Vectors.Code.Pending > 0):
 		return PendingRetry
 	}
 	return PendingNone
@@ -191,12 +196,21 @@ func (s *EmbedStage) Run(ctx context.Context, b *Build) error {
 	b.Manifest.Embedder = info.Manifest(dims)
 	b.Manifest.Vectors = &format.Vectors{HNSW: s.params().Manifest(), Chunks: targets[0].stats, Edges: targets[1].stats,
 		EdgesWithoutVectors: slices.Clone(format.UnembeddedEdgeTypes)}
+	attrs := []any{"embedder", info.Spec(), "kind", info.Kind, "chunks", targets[0].stats.Items, "edges", targets[1].stats.Items}
+	hnsw := targets[0].stats.HNSWBuild + "/" + targets[1].stats.HNSWBuild
+	if len(targets) > 2 {
+		code := targets[2].stats
+		b.Manifest.Vectors.Code = &code
+		attrs = append(attrs, "code_chunks", code.Items)
+		hnsw += "/" + code.HNSWBuild
+	}
+	embedded, reused := 0, 0
+	for _, t := range targets {
+		embedded, reused = embedded+t.stats.Embedded, reused+t.stats.Reused
+	}
 	pending := s.reportPending(ctx, b, targets, len(fresh) > 0, reason)
-	b.Log.Info("embedded", "embedder", info.Spec(), "kind", info.Kind,
-		"chunks", targets[0].stats.Items, "edges", targets[1].stats.Items,
-		"embedded", targets[0].stats.Embedded+targets[1].stats.Embedded,
-		"reused", targets[0].stats.Reused+targets[1].stats.Reused, "pending", pending,
-		"hnsw", targets[0].stats.HNSWBuild+"/"+targets[1].stats.HNSWBuild, "elapsed", time.Since(start).Round(time.Millisecond))
+	b.Log.Info("embedded", append(attrs, "embedded", embedded, "reused", reused, "pending", pending,
+		"hnsw", hnsw, "elapsed", time.Since(start).Round(time.Millisecond))...)
 	if reembed {
 		s.reembedded.Store(true)
 	}
@@ -225,13 +239,27 @@ func (s *EmbedStage) targets(b *Build) ([]*embedTarget, error) {
 		edges.hashes = append(edges.hashes, h)
 		edges.texts = append(edges.texts, e.Sentence)
 	}
-	return []*embedTarget{chunks, edges}, nil
+	out := []*embedTarget{chunks, edges}
+	if len(b.Manifest.Repos) > 0 || len(b.CodeChunks) > 0 {
+		code := &embedTarget{name: "code", vectorsFile: format.CodeVectorsFile, graphFile: format.CodeHNSWFile}
+		for _, c := range b.CodeChunks {
+			text := format.CodeEmbedText(c)
+			h, _ := vectors.ParseHash(format.TextHash(text))
+			code.hashes = append(code.hashes, h)
+			code.texts = append(code.texts, text)
+		}
+		out = append(out, code)
+	}
+	return out, nil
 }
 
 // openParent opens the parent's vector files for reuse. A parent file that
 // cannot be read costs re-embedding, not the run.
 func (s *EmbedStage) openParent(b *Build, targets []*embedTarget) {
 	for _, t := range targets {
+		if t.vectorsFile == format.CodeVectorsFile && b.Parent.Manifest.Vectors.Code == nil {
+			continue // the parent has no code vectors: nothing to reuse, nothing wrong
+		}
 		f, err := vectors.OpenFile(filepath.Join(b.Parent.Dir, t.vectorsFile))
 		if err != nil {
 			b.Log.Warn("cannot reuse the parent snapshot's vectors; embedding those texts again", "target", t.name, "err", err)
@@ -262,7 +290,10 @@ func lookupParent(targets []*embedTarget, h vectors.Hash) []float32 {
 // returns how many there are. A run that embedded nothing reports a stall:
 // when it exists only to retry them, it publishes nothing.
 func (s *EmbedStage) reportPending(ctx context.Context, b *Build, targets []*embedTarget, progress bool, reason string) int {
-	pending := targets[0].stats.Pending + targets[1].stats.Pending
+	pending := 0
+	for _, t := range targets {
+		pending += t.stats.Pending
+	}
 	if pending == 0 {
 		return 0
 	}
@@ -274,8 +305,12 @@ func (s *EmbedStage) reportPending(ctx context.Context, b *Build, targets []*emb
 			level = slog.LevelInfo // nothing will be published, and Run says so
 		}
 	}
+	attrs := []any{"pending_chunks", targets[0].stats.Pending, "pending_edges", targets[1].stats.Pending}
+	if len(targets) > 2 {
+		attrs = append(attrs, "pending_code", targets[2].stats.Pending)
+	}
 	b.Log.Log(ctx, level, "some texts have no vector yet: the snapshot goes without them and the next index run embeds them",
-		"pending_chunks", targets[0].stats.Pending, "pending_edges", targets[1].stats.Pending, "reason", reason)
+		append(attrs, "reason", reason)...)
 	return pending
 }
 

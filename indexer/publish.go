@@ -60,7 +60,7 @@ func publish(ctx context.Context, data, id string, parent *snapshot.Snapshot, t 
 	}
 	b := &Build{Dir: w.Dir(), Parent: parent, Notes: t.notes, Edges: t.edges, Chunks: t.chunks, Manifest: m, Log: opts.Log, Progress: opts.Progress, Retry: retry, w: w}
 	if t.code != nil {
-		b.CodeFiles, b.Symbols, b.CodeEdges = t.code.files, t.code.symbols, t.codeEdges
+		b.CodeFiles, b.Symbols, b.CodeEdges, b.CodeChunks = t.code.files, t.code.symbols, t.codeEdges, t.code.chunks
 	}
 	for _, st := range opts.Stages {
 		if err := ctx.Err(); err != nil {

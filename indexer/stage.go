@@ -71,11 +71,12 @@ type Build struct {
 	Notes  []format.Note
 	Edges  []format.Edge
 	Chunks []format.Chunk
-	// CodeFiles, Symbols and CodeEdges are the code half (format/code.go),
+	// CodeFiles, Symbols, CodeEdges and CodeChunks are the code half (format/code.go),
 	// empty when no repository was indexed and no note links to code.
-	CodeFiles []format.CodeFile
-	Symbols   []format.Symbol
-	CodeEdges []format.Edge
+	CodeFiles  []format.CodeFile
+	Symbols    []format.Symbol
+	CodeEdges  []format.Edge
+	CodeChunks []format.CodeChunk
 	// Manifest is published after the last stage; stages record what they
 	// built in it. Files is filled in by the publish step.
 	Manifest *format.Manifest

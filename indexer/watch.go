@@ -145,7 +145,10 @@ func Watch(ctx context.Context, opts Options, wopts WatchOptions) error {
 
 // hasPending reports whether a snapshot has texts without a vector.
 func hasPending(m *format.Manifest) bool {
-	return m != nil && m.Vectors != nil && m.Vectors.Chunks.Pending+m.Vectors.Edges.Pending > 0
+	if m == nil || m.Vectors == nil {
+		return false
+	}
+	return m.Vectors.Chunks.Pending+m.Vectors.Edges.Pending > 0 || (m.Vectors.Code != nil && m.Vectors.Code.Pending > 0)
 }
 
 // backoff is the wait before retrying after n failed runs in a row: 1s,

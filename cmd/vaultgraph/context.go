@@ -3,12 +3,15 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/vaultgraph/vaultgraph/snapshot"
 	"github.com/vaultgraph/vaultgraph/snapshot/codecontext"
+	"github.com/vaultgraph/vaultgraph/snapshot/embed"
+	"github.com/vaultgraph/vaultgraph/snapshot/search"
 )
 
 func retrieveContextCommand() *cli.Command {
@@ -18,7 +21,8 @@ func retrieveContextCommand() *cli.Command {
 		ArgsUsage: "QUESTION",
 		Description: `Needs a snapshot indexed with --repo NAME=PATH. Seeds a personalized PageRank
 with the notes and code that match QUESTION (identifiers split: fetchEpisode
-matches "fetch episode"), walks imports, calls, tests, co_edits and the notes'
+matches "fetch episode") and, when the snapshot has vectors, the code whose
+vectors are nearest to it (so other words than the code's find it too), walks imports, calls, tests, co_edits and the notes'
 links to code, and prints five buckets: must_read, may_change, must_test,
 knowledge and danger, each entry with the edges that brought it.
 --anchor code:REPO/path[#Symbol] answers the same buckets for changing that
@@ -29,7 +33,7 @@ file or symbol (impact_of) instead of a question.`,
 			&cli.StringFlag{Name: "anchor", Usage: "a code file or symbol id instead of a question: code:REPO/path or code:REPO/path#Symbol"},
 			&cli.IntFlag{Name: "k", Value: codecontext.DefaultK, Usage: "entries per bucket at most", Action: atLeast("k", 1)},
 			&cli.IntFlag{Name: "max-bytes", Value: codecontext.DefaultMaxBytes, Usage: "bound of the answer's JSON", Action: atLeast("max-bytes", 1024)},
-		}, formatFlags()...),
+		}, append(formatFlags(), embedderConnFlags()...)...),
 		Before: takesArgs(0, many, ""),
 		Action: runRetrieveContext,
 	}
@@ -51,19 +55,51 @@ or symbol of the snapshot (detect_divergence). Exits 0 either way; use
 	}
 }
 
-func openCodeContext(c *cli.Context) (*codecontext.Index, error) {
+// openCodeContext opens the code context of the snapshot --snapshot names
+// (the newest by default). With vectors, questions are also seeded by the
+// code and note vectors; an embedder that cannot be built (a remote model
+// without its key) leaves the words alone, with a warning. close releases
+// what it opened.
+func openCodeContext(c *cli.Context, withVectors bool) (ix *codecontext.Index, close func(), err error) {
 	if _, err := outputFormat(c); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	entry, err := readRef(logger(c), c.String("data"), c.String("snapshot"))
+	log := logger(c)
+	entry, err := readRef(log, c.String("data"), c.String("snapshot"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s, err := snapshot.Open(entry.Dir, snapshot.OpenOptions{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return codecontext.Load(s)
+	var src codecontext.Sources
+	var closers []func() error
+	close = func() {
+		for _, f := range slices.Backward(closers) {
+			_ = f()
+		}
+	}
+	if withVectors && s.Manifest.Embedder != nil && s.Manifest.Vectors != nil && len(s.Manifest.Repos) > 0 {
+		e, err := embed.ForSnapshot(s.Manifest.Embedder, embedConfig(c))
+		if err != nil {
+			log.Warn("questions are seeded by their words alone: the snapshot's embedder cannot be built here", "err", err)
+		} else {
+			notes, err := search.Open(s, search.Options{})
+			if err != nil {
+				return nil, nil, err
+			}
+			closers = append(closers, notes.Close)
+			src = codecontext.Sources{Embedder: e, Notes: notes}
+		}
+	}
+	ix, err = codecontext.Open(s, src)
+	if err != nil {
+		close()
+		return nil, nil, err
+	}
+	closers = append(closers, ix.Close)
+	return ix, close, nil
 }
 
 func runRetrieveContext(c *cli.Context) error {
@@ -72,10 +108,11 @@ func runRetrieveContext(c *cli.Context) error {
 	if (question == "") == (anchor == "") {
 		return usageError(errors.New(`give a QUESTION or --anchor code:REPO/path[#Symbol], not both; usage: vaultgraph retrieve-context --data DIR "QUESTION"`))
 	}
-	ix, err := openCodeContext(c)
+	ix, closeIx, err := openCodeContext(c, true)
 	if err != nil {
 		return err
 	}
+	defer closeIx()
 	var a *codecontext.Answer
 	if anchor != "" {
 		a, err = ix.Impact(c.Context, codecontext.ImpactRequest{ID: anchor, K: c.Int("k"), MaxBytes: c.Int("max-bytes")})
@@ -96,10 +133,11 @@ func runRetrieveContext(c *cli.Context) error {
 }
 
 func runDivergence(c *cli.Context) error {
-	ix, err := openCodeContext(c)
+	ix, closeIx, err := openCodeContext(c, false)
 	if err != nil {
 		return err
 	}
+	defer closeIx()
 	d := ix.Divergence()
 	if jsonOutput(c) {
 		if d == nil {

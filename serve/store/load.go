@@ -41,11 +41,11 @@ var components = []component{
 	{"notes", openNotes},
 	{"vectors", openVectors},
 	{"graph", openGraph},
-	{"code", openCode},
 }
 
 // dependents build on the components above and open after them, in order.
 var dependents = []component{
+	{"code", openCode},
 	{"links", openLinks},
 	{"retrieval", openRetriever},
 }
@@ -140,9 +140,15 @@ func openVectors(_ context.Context, st *Store, sn *snapshot.Snapshot, s *Snapsho
 }
 
 // openCode builds the code context (retrieve_context) of a snapshot that
-// indexed repositories; a snapshot without code is served without it.
+// indexed repositories, seeded by the code and note vectors too when
+// vector search is available; a snapshot without code is served without
+// it.
 func openCode(_ context.Context, _ *Store, sn *snapshot.Snapshot, s *Snapshot) error {
-	ix, err := codecontext.Load(sn)
+	src := codecontext.Sources{Embedder: s.Embedder, Notes: s.Search}
+	if s.Search == nil {
+		src = codecontext.Sources{}
+	}
+	ix, err := codecontext.Open(sn, src)
 	if errors.Is(err, codecontext.ErrNoCode) {
 		s.CodeErr = fmt.Errorf("%w: %w", ErrUnavailable, err)
 		return nil
@@ -150,6 +156,7 @@ func openCode(_ context.Context, _ *Store, sn *snapshot.Snapshot, s *Snapshot) e
 	if err != nil {
 		return err
 	}
+	s.addCloser("code", ix.Close)
 	s.Code = ix
 	return nil
 }

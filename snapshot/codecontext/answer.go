@@ -46,6 +46,9 @@ type Answer struct {
 	Truncated bool `json:"truncated"`
 	Omitted   int  `json:"omitted,omitempty"`
 	MaxBytes  int  `json:"max_bytes"`
+	// SeedsNote says why the vectors did not seed this answer when the
+	// snapshot has them (the question could not be embedded); "" otherwise.
+	SeedsNote string `json:"seeds_note,omitempty"`
 	// Notice reminds the reader that note text and code are data.
 	Notice string `json:"notice"`
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/snapshot"
 	"github.com/vaultgraph/vaultgraph/snapshot/bm25"
+	"github.com/vaultgraph/vaultgraph/snapshot/embed"
+	"github.com/vaultgraph/vaultgraph/snapshot/search"
 )
 
 // ErrNoCode is returned by Load for a snapshot that indexed no repository.
@@ -54,6 +56,11 @@ type Index struct {
 	noteChunk []int32     // bm25 document -> note node
 	codeLex   *lexicon
 	codeChunk []int32 // code lexicon document -> file or symbol node
+
+	// Vector seeds (Open): nil after Load.
+	embedder embed.Embedder
+	notesVec *search.Index
+	codeVec  *codeVectors
 }
 
 type noteRow struct {
@@ -68,11 +75,18 @@ type chunkRow struct {
 	Note string `parquet:"note"`
 }
 
-// Load builds the index of a snapshot. It fails with ErrNoCode when the
-// snapshot indexed no repository.
+// Load builds the index of a snapshot, seeded by BM25 alone (Open adds
+// the vectors). It fails with ErrNoCode when the snapshot indexed no
+// repository.
 func Load(s *snapshot.Snapshot) (*Index, error) {
+	ix, _, err := load(s)
+	return ix, err
+}
+
+// load is Load, also returning the code chunks.
+func load(s *snapshot.Snapshot) (*Index, []format.CodeChunk, error) {
 	if len(s.Manifest.Repos) == 0 {
-		return nil, ErrNoCode
+		return nil, nil, ErrNoCode
 	}
 	var (
 		notes      []noteRow
@@ -105,7 +119,7 @@ func Load(s *snapshot.Snapshot) (*Index, error) {
 		return err
 	}, format.BM25File)
 	if err := g.Wait(); err != nil {
-		return nil, fmt.Errorf("load code context of %s: %w", s.ID, err)
+		return nil, nil, fmt.Errorf("load code context of %s: %w", s.ID, err)
 	}
 	ix := &Index{snapshot: s.ID, byID: map[string]int32{}, symbols: map[int32][]int32{}}
 	for _, n := range notes {
@@ -174,7 +188,7 @@ func Load(s *snapshot.Snapshot) (*Index, error) {
 		docs = append(docs, terms)
 	}
 	ix.codeLex = newLexicon(docs)
-	return ix, nil
+	return ix, codeChunks, nil
 }
 
 func (ix *Index) add(n node) int32 {

@@ -47,12 +47,15 @@ func (ix *Index) Retrieve(ctx context.Context, req Request) (*Answer, error) {
 	if strings.TrimSpace(req.Question) == "" {
 		return nil, fmt.Errorf("question is empty: say what the change is about")
 	}
-	seed, why := ix.seeds(Terms(req.Question), codeTerms(req.Question))
+	seed, why, note, err := ix.seeds(ctx, req.Question)
+	if err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	a := ix.answer(seed, why, -1, req.K, req.Weights)
-	a.Question = req.Question
+	a.Question, a.SeedsNote = req.Question, note
 	a.fit(orDefault(req.MaxBytes, DefaultMaxBytes))
 	return a, nil
 }
@@ -64,56 +67,72 @@ func orDefault(v, d int) int {
 	return v
 }
 
-// seeds are the lexical hits over notes and code, each kind scaled to 1
-// for its best hit, and the terms each matched.
-func (ix *Index) seeds(terms, codeTerms []string) (map[int32]float64, map[int32][]string) {
-	seed := map[int32]float64{}
-	why := map[int32][]string{}
-	add := func(scores map[int32]float64) {
-		type hit struct {
-			n int32
-			s float64
-		}
-		var hits []hit
-		for n, s := range scores {
-			hits = append(hits, hit{n, s})
-		}
-		sort.Slice(hits, func(i, j int) bool {
-			if hits[i].s != hits[j].s {
-				return hits[i].s > hits[j].s
-			}
-			return hits[i].n < hits[j].n
-		})
-		if len(hits) > Seeds {
-			hits = hits[:Seeds]
-		}
-		for _, h := range hits {
-			if h.s < SeedShare*hits[0].s {
-				break
-			}
-			seed[h.n] += h.s / hits[0].s
-		}
-	}
+// seeds are the hits over notes and code, each ranking's hits scaled to
+// 1 for its best: for each kind, the lexical hits (within SeedShare of
+// the best, at most Seeds) and, when the Index has vectors, the vector
+// hits (within VectorShare, at most VectorSeeds, weighing VectorWeight),
+// fused by adding their shares (CombSUM), with the reasons each was
+// found. A question that cannot be embedded is seeded lexically, and the
+// returned note says why.
+//
+// Notes are seeded by their vectors only when no note has the question's
+// words: a note that does is reached, and the notes found by meaning
+// alone were, with the builtin embedder, every note about the same
+// subject within a few hundredths of each other (for "the web player
+// fetches the episode", both notes about the cron, which then came into
+// must_read). Code vectors separate far better: a function's words are
+// its own, and code is always fused.
+//
+// Not reciprocal rank fusion, which package search uses for result lists:
+// ranks alone give the fifth lexical hit nearly the mass of the first
+// (1/65 against 1/61), and the walk then spreads from every weak match (on
+// the podcast fixture, "uploading an episode overwrites the old one"
+// brought the cron and its tests through a note that says "episode" once).
+func (ix *Index) seeds(ctx context.Context, question string) (map[int32]float64, map[int32][]string, string, error) {
 	code := map[int32]float64{}
-	for doc, s := range ix.codeLex.scores(codeTerms) {
+	for doc, s := range ix.codeLex.scores(codeTerms(question)) {
 		n := ix.codeChunk[doc]
 		code[n] = max(code[n], s)
 	}
-	add(code)
+	notes := map[int32]float64{}
 	if ix.noteLex != nil {
-		notes := map[int32]float64{}
-		for doc, s := range ix.noteLex.Scores(terms) {
+		for doc, s := range ix.noteLex.Scores(Terms(question)) {
 			if s > 0 && ix.noteChunk[doc] >= 0 {
 				n := ix.noteChunk[doc]
 				notes[n] = max(notes[n], float64(s))
 			}
 		}
-		add(notes)
 	}
-	for n := range seed {
-		why[n] = []string{"matches the question"}
+	codeVec, noteVec, err := ix.vectorHits(ctx, question)
+	note := ""
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, nil, "", cerr
+		}
+		note = "seeded by words alone: " + err.Error()
 	}
-	return seed, why
+	if len(shares(notes, SeedShare, Seeds)) > 0 {
+		noteVec = nil
+	}
+	seed := map[int32]float64{}
+	why := map[int32][]string{}
+	for _, r := range []struct {
+		scores map[int32]float64
+		share  float64
+		limit  int
+		reason string
+	}{
+		{code, SeedShare, Seeds, "matches the question"},
+		{notes, SeedShare, Seeds, "matches the question"},
+		{codeVec, VectorShare, VectorSeeds, "near the question in meaning"},
+		{noteVec, VectorShare, VectorSeeds, "near the question in meaning"},
+	} {
+		for n, s := range shares(r.scores, r.share, r.limit) {
+			seed[n] += s
+			why[n] = append(why[n], r.reason)
+		}
+	}
+	return seed, why, note, nil
 }
 
 // fileOf is the file of a code node (itself for a file), -1 for others.
@@ -216,11 +235,13 @@ func (ix *Index) answer(seed map[int32]float64, seedWhy map[int32][]string, anch
 		}
 		var why []string
 		if seed[f] > 0 {
-			why = append(why, "matches the question")
+			why = append(why, seedWhy[f]...)
 		}
 		for _, sy := range ix.symbols[f] {
 			if seed[sy] > 0 {
-				why = append(why, ix.nodes[sy].title+" matches the question")
+				for _, w := range seedWhy[sy] {
+					why = append(why, ix.nodes[sy].title+" "+w)
+				}
 			}
 		}
 		for _, a := range ix.adj[f] {

@@ -16,14 +16,43 @@ import (
 	"github.com/vaultgraph/vaultgraph/indexer/gitrepo/gitrepotest"
 	"github.com/vaultgraph/vaultgraph/snapshot"
 	"github.com/vaultgraph/vaultgraph/snapshot/codecontext"
+	"github.com/vaultgraph/vaultgraph/snapshot/embed"
+	"github.com/vaultgraph/vaultgraph/snapshot/search"
 )
 
 // podcast indexes the podcast vault and repository with the BM25 stage and
-// loads the code context of the snapshot.
+// the builtin embedder, and opens the code context of the snapshot with its
+// vectors, as the server does.
 func podcast(t *testing.T) *codecontext.Index {
 	t.Helper()
+	s := podcastSnapshot(t, nil)
+	e, err := embed.NewStatic()
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes, err := search.Open(s, search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { notes.Close() })
+	src := codecontext.Sources{Embedder: e, Notes: notes}
+	ix, err := codecontext.Open(s, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+// podcastSnapshot indexes the podcast vault and repository, plus the
+// files of extra (path -> content) committed over it.
+func podcastSnapshot(t *testing.T, extra map[string]string) *snapshot.Snapshot {
+	t.Helper()
 	repo := t.TempDir()
-	gitrepotest.Podcast(t, repo)
+	r := gitrepotest.Podcast(t, repo)
+	if extra != nil {
+		r.Commit("more", extra)
+	}
 	vault := t.TempDir()
 	for p, content := range gitrepotest.PodcastVault {
 		full := filepath.Join(vault, p)
@@ -34,8 +63,13 @@ func podcast(t *testing.T) *codecontext.Index {
 			t.Fatal(err)
 		}
 	}
+	e, err := embed.NewStatic()
+	if err != nil {
+		t.Fatal(err)
+	}
 	res, err := indexer.Run(context.Background(), indexer.Options{Vault: vault, Data: t.TempDir(),
-		Repos: []indexer.Repo{{Name: "app", Path: repo}}, Stages: []indexer.Stage{indexer.BM25Stage{}}})
+		Repos:  []indexer.Repo{{Name: "app", Path: repo}},
+		Stages: []indexer.Stage{indexer.BM25Stage{}, &indexer.EmbedStage{Embedder: e}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,11 +77,7 @@ func podcast(t *testing.T) *codecontext.Index {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err := codecontext.Load(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ix
+	return s
 }
 
 type expected struct {
@@ -181,5 +211,50 @@ func TestTerms(t *testing.T) {
 		if diff := cmp.Diff(want, codecontext.Terms(in)); diff != "" {
 			t.Errorf("Terms(%q) (-want +got):\n%s", in, diff)
 		}
+	}
+}
+
+// TestParaphraseFindsCodeByVectors asks for the uploader in words that
+// neither its code nor any note has: only the code vectors can find it.
+func TestParaphraseFindsCodeByVectors(t *testing.T) {
+	const question = "sending a recording to the bucket"
+	s := podcastSnapshot(t, nil)
+	lexical, err := codecontext.Load(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := lexical.Retrieve(context.Background(), codecontext.Request{Question: question})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.MustRead) != 0 {
+		t.Fatalf("the question shares words with the code after all: BM25 alone found %v", ids(a.MustRead))
+	}
+	e, err := embed.NewStatic()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := codecontext.Open(s, codecontext.Sources{Embedder: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	a, err = ix.Retrieve(context.Background(), codecontext.Request{Question: question})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ids(a.MustRead)
+	for _, want := range []string{"code:app/uploader/storage/storage.go", "code:app/uploader/upload.go"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("must_read %v lacks %s", got, want)
+		}
+	}
+	for _, e := range a.MustRead {
+		if !slices.ContainsFunc(e.Why, func(w string) bool { return strings.Contains(w, "near the question in meaning") }) {
+			t.Errorf("%s is in must_read for another reason than its vectors: %v", e.ID, e.Why)
+		}
+	}
+	if got := ids(a.MustTest); !slices.Contains(got, "code:app/uploader/upload_test.go") {
+		t.Errorf("must_test %v lacks the uploader's test", got)
 	}
 }
