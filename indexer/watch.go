@@ -63,8 +63,12 @@ const DefaultPendingRetry = time.Minute
 // is done; it then returns nil. Like Run it only ever reads the vault.
 // Changes are seen through fsnotify (one watch per folder, added for new
 // folders as they appear, dot-folders and ignored folders skipped) or, with
-// opts.Poll or when events are unavailable, by polling. Changes during a run
-// trigger another run after it, unless the run already read them. While
+// opts.Poll or when events are unavailable, by polling. The repositories of
+// opts.Repos are watched too (watch_repos.go): a commit, a checkout or a
+// staged file (their git directory's HEAD, refs and index) and a saved
+// tracked file trigger a run, and nothing is written to them. Changes
+// during a run trigger another run after it, unless the run already read
+// them. While
 // the newest snapshot has pending vectors, a run is retried every
 // opts.PendingRetry even if nothing changes (it publishes only when it
 // gets some of them embedded). A failed run (the data directory locked by
@@ -98,6 +102,10 @@ func Watch(ctx context.Context, opts Options, wopts WatchOptions) error {
 	// made while it runs is not missed.
 	src, err := watchChanges(ctx, root, ignore, opts, wopts)
 	if err != nil {
+		return err
+	}
+	if err := src.watchRepos(ctx, opts.Repos, wopts.Poll); err != nil {
+		src.stop()
 		return err
 	}
 	defer src.stop()

@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vaultgraph/vaultgraph/indexer"
+	"github.com/vaultgraph/vaultgraph/indexer/gitrepo"
 	"github.com/vaultgraph/vaultgraph/indexer/schedule"
 )
 
@@ -29,6 +30,9 @@ func scheduleCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "env", Usage: "KEY=VALUE to set for the run, or KEY to copy its current value (repeatable)"},
 			&cli.StringFlag{Name: "binary", Usage: "path of the vaultgraph binary to run (default: this one)"},
 			&cli.StringFlag{Name: "out", Usage: "write the file(s) into this directory instead of printing them"},
+			&cli.StringSliceFlag{Name: "repo", Usage: "a git repository the unit indexes beside the vault, NAME=PATH (repeatable; PATH made absolute, checked now)"},
+			&cli.StringSliceFlag{Name: "repo-include", Usage: "glob of repository paths the unit reads (repeatable)"},
+			&cli.StringSliceFlag{Name: "repo-exclude", Usage: "glob of repository paths the unit skips (repeatable)"},
 		)
 	}
 	return &cli.Command{
@@ -42,7 +46,8 @@ success. Arguments after -- are added to the index command
 (e.g. -- --ignore Templates/) and checked now as index checks them at every
 run; --watch and --poll (a run must end) and the options the unit sets
 itself (--vault, --data, --quiet, --wait) are refused, and --log-level
-replaces the unit's warn. The vault must exist. Values of --env end up in
+replaces the unit's warn. The vault must exist, and so must every --repo
+(a git working tree, whose path goes into the unit made absolute). Values of --env end up in
 the unit: keep secrets in --env-file (systemd). See the README for
 installing them.`,
 		Subcommands: []*cli.Command{
@@ -106,7 +111,11 @@ func scheduleJob(c *cli.Context) (schedule.Job, error) {
 	if err != nil {
 		return j, err
 	}
-	run := unitRun{vault: vault, data: data, env: env, envFile: c.String("env-file") != "", envSources: "--env"}
+	repos, err := unitRepos(c, data)
+	if err != nil {
+		return j, err
+	}
+	run := unitRun{vault: vault, data: data, repos: repos, env: env, envFile: c.String("env-file") != "", envSources: "--env"}
 	if lookupFlag(c.Command.Flags, "--env-file") != nil {
 		run.envSources = "--env and --env-file"
 	}
@@ -123,6 +132,38 @@ func scheduleJob(c *cli.Context) (schedule.Job, error) {
 		Every:       every,
 	}
 	return j, nil
+}
+
+// unitRepos are schedule's --repo, --repo-include and --repo-exclude as
+// the unit's index options, each repository's path made absolute and
+// checked now (a git working tree that does not hold data), so that the
+// unit does not fail at every run.
+func unitRepos(c *cli.Context, data string) ([]string, error) {
+	var out []string
+	for _, s := range c.StringSlice("repo") {
+		r, err := indexer.ParseRepo(s)
+		if err != nil {
+			return nil, usageError(err)
+		}
+		g, err := gitrepo.Open(r.Path)
+		if err != nil {
+			return nil, usageErrorf("--repo %s: %v%s", s, err, tildeHint("--repo "+r.Name+"=", r.Path))
+		}
+		if err := indexer.DataOutsideVault(g.Root(), data); err != nil {
+			return nil, usageErrorf("--repo %s: the data directory %s is inside it; put it elsewhere (vaultgraph never writes to a repository)", s, data)
+		}
+		out = append(out, "--repo", r.Name+"="+g.Root())
+	}
+	if len(out) == 0 && (c.IsSet("repo-include") || c.IsSet("repo-exclude")) {
+		return nil, usageErrorf("--repo-include and --repo-exclude need a --repo NAME=PATH")
+	}
+	for _, g := range c.StringSlice("repo-include") {
+		out = append(out, "--repo-include", g)
+	}
+	for _, g := range c.StringSlice("repo-exclude") {
+		out = append(out, "--repo-exclude", g)
+	}
+	return out, nil
 }
 
 // vaultFolder is --vault made absolute. A unit's runs happen later and
@@ -196,6 +237,9 @@ func envNames(env []string) string {
 // --: the folders, the environment.
 type unitRun struct {
 	vault, data string
+	// repos are the --repo, --repo-include and --repo-exclude options of
+	// the unit's index runs, paths absolute.
+	repos []string
 	// env are the unit's KEY=VALUE pairs; envFile says that systemd adds
 	// the variables of a file, which is read only at each run.
 	env     []string
@@ -208,7 +252,7 @@ type unitRun struct {
 // --: a quiet run that never waits for another indexer (it exits 75 and
 // the next run catches up).
 func (r unitRun) indexLine() []string {
-	return []string{"index", "--vault", r.vault, "--data", r.data, "--quiet", "--wait", "0s"}
+	return append([]string{"index", "--vault", r.vault, "--data", r.data, "--quiet", "--wait", "0s"}, r.repos...)
 }
 
 // getenv reads the unit's environment. An OpenAI key may be in the
@@ -236,7 +280,15 @@ var unitOwned = map[string]string{
 	"watch": "a watch never ends, and the scheduler starts a run only after the last one ended, so the unit would index once and never again; " +
 		"to re-index on every change, run \"vaultgraph index --vault V --data D --watch --quiet\" as a service of its own instead of on a timer " +
 		"(under systemd a user service with Restart=on-failure: README, Watch mode)",
+	"repo":         repoOwned,
+	"repo-include": repoOwned,
+	"repo-exclude": repoOwned,
 }
+
+// repoOwned is why --repo and its globs go before --: schedule makes the
+// path absolute and checks it, for runs that start elsewhere.
+const repoOwned = "give --repo, --repo-include and --repo-exclude to schedule itself (before --), which makes the repository's path absolute " +
+	"and checks it now; after -- a relative path would name another folder when the unit runs"
 
 // checkIndexArgs refuses, now rather than at every run of the unit, index
 // options after -- that index would refuse or that cannot work in a unit:

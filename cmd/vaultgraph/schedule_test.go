@@ -3,10 +3,15 @@ package main
 import (
 	"context"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vaultgraph/vaultgraph/indexer/gitrepo/gitrepotest"
 )
 
 // TestCheckIndexArgs runs schedule's check of the index options after --
@@ -47,6 +52,8 @@ func TestCheckIndexArgs(t *testing.T) {
 		{args: []string{"-d", "X"}, run: run, want: "-d: the unit already uses"},
 		{args: []string{"--wait", "10m"}, run: run, want: "--wait: the unit runs index with --wait 0s"},
 		{args: []string{"-q"}, run: run, want: "-q: the unit already runs index with --quiet"},
+		{args: []string{"--repo", "app=."}, run: run, want: "--repo: give --repo, --repo-include and --repo-exclude to schedule itself"},
+		{args: []string{"--repo-exclude", "vendor/"}, run: run, want: "--repo-exclude: give --repo"},
 		{args: []string{"--help"}, run: run, want: "--help would make every run print index's help"},
 		// What index refuses on every run.
 		{args: []string{"--chunk-chars", "0"}, run: run, want: "index options after --: --chunk-chars must be at least 1, not 0"},
@@ -103,5 +110,69 @@ func TestVaultFolder(t *testing.T) {
 	}
 	if got, err := dataFolder("data"); err != nil || got != filepath.Join(dir, "data") {
 		t.Errorf("dataFolder(data) = %q, %v: a data directory need not exist yet", got, err)
+	}
+}
+
+// TestScheduleCarriesRepos: schedule's --repo (a relative path here) goes
+// into the unit made absolute, with its globs, and the unit's command run
+// from another folder indexes the repository beside the vault without
+// writing to it.
+func TestScheduleCarriesRepos(t *testing.T) {
+	repoDir := t.TempDir()
+	gitrepotest.Podcast(t, repoDir)
+	vault := t.TempDir()
+	for p, content := range gitrepotest.PodcastVault {
+		must(t, os.MkdirAll(filepath.Dir(filepath.Join(vault, p)), 0o755))
+		must(t, os.WriteFile(filepath.Join(vault, p), []byte(content), 0o644))
+	}
+	data, out := t.TempDir(), t.TempDir()
+	cwd, err := os.Getwd()
+	must(t, err)
+	rel, err := filepath.Rel(cwd, repoDir)
+	must(t, err)
+	vgOK(t, "schedule", "systemd", "--vault", vault, "--data", data, "--out", out,
+		"--repo", "app="+rel, "--repo-include", "api/**", "--repo-exclude", "api/tests/", "--", "--graph=false")
+	service, err := os.ReadFile(filepath.Join(out, "vaultgraph-index.service"))
+	must(t, err)
+	var exec []string
+	for _, line := range strings.Split(string(service), "\n") {
+		if cmd, ok := strings.CutPrefix(line, "ExecStart="); ok {
+			exec = strings.Fields(cmd)
+		}
+	}
+	want := "--repo app=" + repoDir + " --repo-include api/** --repo-exclude api/tests/ --graph=false"
+	if !strings.Contains(strings.Join(exec, " "), want) {
+		t.Fatalf("ExecStart %q lacks %q", exec, want)
+	}
+	before := gitrepotest.Checksums(t, repoDir)
+	cmd := osexec.Command(exec[0], exec[1:]...)
+	cmd.Dir = "/"
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the unit's command: %v\n%s", err, b)
+	}
+	r := vgOK(t, "retrieve-context", "--data", data, "--json", "the daily podcast is generating twice")
+	if !strings.Contains(r.stdout, `"code:app/api/app/cron.py"`) || strings.Contains(r.stdout, "api/tests/") || strings.Contains(r.stdout, "web/") ||
+		!strings.Contains(r.stdout, "near the question in meaning") {
+		t.Errorf("retrieve-context over the unit's snapshot (api/** without api/tests/, with vectors):\n%s", r.stdout)
+	}
+	if diff := cmp.Diff(before, gitrepotest.Checksums(t, repoDir)); diff != "" {
+		t.Errorf("the unit's run wrote to the repository (-before +after):\n%s", diff)
+	}
+	for _, bad := range [][]string{
+		{"--repo", "app=" + t.TempDir()},
+		{"--repo-include", "api/**"},
+		{"--", "--repo", "app=" + repoDir},
+	} {
+		args := append([]string{"schedule", "systemd", "--vault", vault, "--data", data}, bad...)
+		if r := vg(t, args...); r.code != 2 || !strings.Contains(r.stderr, "repo") {
+			t.Errorf("schedule %v: exit %d, %s; want a usage error about the repository", bad, r.code, r.stderr)
+		}
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-git/go-billy/v5"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -164,4 +165,31 @@ func (r *Repo) Read(path string) ([]byte, error) {
 // BlobHash is git's object hash of a blob with content b.
 func BlobHash(b []byte) string {
 	return plumbing.ComputeHash(plumbing.BlobObject, b).String()
+}
+
+// GitDir returns the repository's git directory (root/.git for a plain
+// working tree; the folder a .git file names for a linked worktree):
+// where a commit, a checkout or staging a file changes HEAD, refs,
+// packed-refs and the index, for watchers. It is only ever read.
+func (r *Repo) GitDir() string {
+	if s, ok := r.repo.Storer.(interface{ Filesystem() billy.Filesystem }); ok {
+		if root := s.Filesystem().Root(); root != "" {
+			return root
+		}
+	}
+	return filepath.Join(r.root, ".git")
+}
+
+// Paths lists the tracked paths (the git index's entries, slash-separated)
+// without reading the files.
+func (r *Repo) Paths() ([]string, error) {
+	idx, err := r.repo.Storer.Index()
+	if err != nil {
+		return nil, fmt.Errorf("read git index of %s: %w", r.root, err)
+	}
+	out := make([]string, 0, len(idx.Entries))
+	for _, e := range idx.Entries {
+		out = append(out, e.Name)
+	}
+	return out, nil
 }
