@@ -12,7 +12,7 @@ import (
 // a snapshot built without the graph stage has no GraphFile and no Graph
 // section in its manifest, and readers that do not know it ignore both.
 //
-// # Layout (GraphVersion 1)
+// # Layout (GraphVersion 2)
 //
 // GraphFile is a Kuzu database (a single file) built from the snapshot's
 // own notes and edges tables, so openCypher queries see exactly the rows the
@@ -23,12 +23,27 @@ import (
 //     internal column vg_keys (the vault-level names of the properties the
 //     note has a value for, which keys(n) returns), and one typed column per
 //     frontmatter or inline property key found in any note;
-//   - one relationship table per edge type, FROM and TO GraphNoteTable, with
-//     the built-ins of EdgeBuiltins, the internal columns vg_type (the edge
-//     type as written), vg_src and vg_dst (the note ids of the ends) and
-//     vg_keys, and one typed column per edge property key found on any edge
-//     of that type. The tables of links_to and embeds always exist, even
-//     empty, so that every query has at least one relationship table.
+//   - a relationship table of its own for each of the most frequent edge
+//     types, at most DefaultTypedEdgeTables of them (the builder may be
+//     told another bound): links_to and embeds first, whose tables always
+//     exist, even empty, so that every query has at least one relationship
+//     table; then by number of edges, most first, and by name;
+//   - one shared relationship table, GraphEdgeTable, for the edges of
+//     every other type (the long tail), which exists only when there is
+//     such a type. Its vg_type column tells the types apart; the query
+//     translator filters on it wherever a pattern names one of them.
+//
+// Relationship tables are FROM and TO GraphNoteTable, with the built-ins
+// of EdgeBuiltins, the internal columns vg_type (the edge type as
+// written), vg_src and vg_dst (the note ids of the ends) and vg_keys, and
+// one typed column per edge property key found on any edge the table
+// holds.
+//
+// The manifest's EdgeTypes list every type with the table that holds its
+// edges. One table per type made a build quadratic in the number of types
+// (each table is created and loaded on its own, and each load commits and
+// checkpoints the whole catalog): one note with 2,000 inline fields of
+// 2,000 keys stalled indexing for minutes.
 //
 // Chunks are not part of the graph: retrieval finds chunks through the
 // vector files and hands their note ids to graph queries as parameters.
@@ -95,8 +110,18 @@ const GraphFile = "graph.kuzu"
 
 // GraphVersion is the layout of the graph database described above. A
 // snapshot whose graph has another version is rebuilt by the next index
-// run.
-const GraphVersion = 1
+// run, and its graph is not queried until then.
+//
+//	1: one relationship table per edge type
+//	2: a table for each of the most frequent types, one shared table (GraphEdgeTable) for the others
+const GraphVersion = 2
+
+// DefaultTypedEdgeTables bounds the edge types that get a relationship
+// table of their own. Build time grows with the number of tables (see
+// the README's graph build figures, measured with BenchmarkBuildTypes),
+// and a vault has few frequent types: the demo vault 9, the generated one
+// 12, the code graph's 5 beside them.
+const DefaultTypedEdgeTables = 32
 
 // Graph build modes recorded in Graph.Build.
 const (
@@ -106,6 +131,11 @@ const (
 
 // GraphNoteTable is the node table holding notes and stubs.
 const GraphNoteTable = "Note"
+
+// GraphEdgeTable is the relationship table shared by the edge types that
+// have no table of their own. Escaped type tables start with
+// GraphEdgeTablePrefix, so no type's table can take this name.
+const GraphEdgeTable = "Edge"
 
 // GraphColumn is a built-in column and its Kuzu type.
 type GraphColumn struct {
@@ -181,7 +211,9 @@ type GraphLabel struct {
 
 // GraphEdgeType maps an edge type to its relationship table.
 type GraphEdgeType struct {
-	Name  string `json:"name"`
+	Name string `json:"name"`
+	// Table is the type's own table, or GraphEdgeTable, which it shares
+	// with the other types of the long tail.
 	Table string `json:"table"`
 	Count int    `json:"count"`
 	// Properties are the vault-level names of the edge properties that

@@ -29,6 +29,9 @@ type GraphStage struct {
 	// (graphdb's defaults when 0).
 	BufferPoolSize uint64
 	Threads        int
+	// TypedTables bounds the edge types with a relationship table of
+	// their own (format.DefaultTypedEdgeTables when 0).
+	TypedTables int
 	// UpdateLimit bounds the cost of updating the parent's graph, as a
 	// share of its rows (graphdb.DefaultUpdateLimit when 0, 1 always
 	// updates); a negative value always builds from scratch.
@@ -51,7 +54,7 @@ func (s GraphStage) Run(ctx context.Context, b *Build) error {
 		meter.Update(done)
 	}
 	defer func() { meter.Done() }()
-	opts := graphdb.BuildOptions{BufferPoolSize: s.BufferPoolSize, Threads: s.Threads, Log: b.Log, Progress: progress}
+	opts := graphdb.BuildOptions{BufferPoolSize: s.BufferPoolSize, Threads: s.Threads, TypedTables: s.TypedTables, Log: b.Log, Progress: progress}
 	var g *format.Graph
 	var err error
 	if hasCode(b) {

@@ -52,7 +52,13 @@
 //     (Kuzu reads :A:B as "A or B"); (p:A|B) means A or B. n:Label in an
 //     expression is the same test. Unknown labels match nothing.
 //   - Edge types map to their tables ([r:`mentored by`] reads
-//     e_mentored_by_93c49ec0); an unknown type matches nothing.
+//     e_mentored_by_93c49ec0); an unknown type matches nothing. A type of
+//     the long tail, kept in the shared table format.GraphEdgeTable,
+//     reads that table with a test of the type column: [r:rare] becomes
+//     [r:Edge] with r.vg_type = 'rare' in the clause's WHERE, or, for a
+//     variable-length relationship, in its recursive filter, so that each
+//     step is of the type; [r:a|rare] tests r.vg_type IN ['a', 'rare'].
+//     Untyped patterns read every table and need no test.
 //   - Properties map to their columns by the variable's kind: n.role is
 //     p_role, r.count the built-in count. A key that exists on no note (or
 //     no edge of the relationship's types) is the null literal, as a

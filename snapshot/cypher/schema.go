@@ -46,10 +46,16 @@ func newSchema(g *format.Graph) *schema {
 	for _, p := range g.EdgeProperties {
 		s.edgeProps[p.Name] = p
 	}
+	seen := map[string]bool{}
 	for _, t := range g.EdgeTypes {
 		s.tables[t.Name] = t.Table
-		s.tableTypes[t.Table] = t.Name
-		s.allTables = append(s.allTables, t.Table)
+		if t.Table != format.GraphEdgeTable {
+			s.tableTypes[t.Table] = t.Name
+		}
+		if !seen[t.Table] {
+			seen[t.Table] = true
+			s.allTables = append(s.allTables, t.Table)
+		}
 		for _, p := range t.Properties {
 			if s.propTables[p] == nil {
 				s.propTables[p] = map[string]bool{}
@@ -75,6 +81,28 @@ func (s *schema) tablesOf(types []string) (tables []string, ok bool) {
 		}
 	}
 	return tables, len(tables) > 0
+}
+
+// sharedTypes returns the known types among types when one of them is
+// kept in the shared table of the long tail (format.GraphEdgeTable),
+// which holds other types too: the pattern must then test the
+// relationship's type. It returns nil when every type has a table of its
+// own, or when no type was given (any type matches).
+func (s *schema) sharedTypes(types []string) []string {
+	shared := false
+	var known []string
+	for _, t := range types {
+		tab, ok := s.tables[t]
+		if !ok {
+			continue
+		}
+		known = append(known, t)
+		shared = shared || tab == format.GraphEdgeTable
+	}
+	if !shared {
+		return nil
+	}
+	return known
 }
 
 // noteColumn returns the column and kind of a note property or built-in.

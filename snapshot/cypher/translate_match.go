@@ -146,7 +146,12 @@ func (t *translator) rel(r *RelPattern, part *PatternPart, sc *scope, index int)
 			out.Semantics = SemDefault
 		}
 	}
-	if out.Var == "" && ((r.Props != nil && !r.VarLength) || t.nameRels || (t.optional && part.Var != "")) {
+	// Types kept in the shared table are told apart by the type column:
+	// a fixed-length relationship tests it in the clause's WHERE, each
+	// step of a variable-length one in its filter.
+	shared := t.s.sharedTypes(r.Types)
+	if out.Var == "" && ((r.Props != nil && !r.VarLength) || t.nameRels || (t.optional && part.Var != "") ||
+		(shared != nil && !r.VarLength)) {
 		// A path of an OPTIONAL MATCH needs a named relationship to tell
 		// whether it matched (see kind.nullVar).
 		out.Var = t.newName("r")
@@ -159,8 +164,11 @@ func (t *translator) rel(r *RelPattern, part *PatternPart, sc *scope, index int)
 	if out.Var != "" {
 		sc.bind(out.Var, k, out.Var != r.Var)
 	}
+	if shared != nil && !r.VarLength {
+		preds = append(preds, typeIn(&Var{Name: out.Var}, shared))
+	}
 	var deferred []func()
-	if r.Filter != nil || (r.VarLength && r.Props != nil) {
+	if r.Filter != nil || (r.VarLength && (r.Props != nil || shared != nil)) {
 		out.FilterRel, out.FilterNode = r.FilterRel, r.FilterNode
 		if out.FilterRel == "" {
 			out.FilterRel, out.FilterNode = t.newName("e"), t.newName("m")
@@ -180,6 +188,9 @@ func (t *translator) rel(r *RelPattern, part *PatternPart, sc *scope, index int)
 				t.propMapPredicates(&Var{Name: filterRel}, relKind(tables), props, inner)
 				f = and(append([]Expr{f}, t.propPreds...)...)
 				t.propPreds = saved
+			}
+			if shared != nil {
+				f = and(typeIn(&Var{Name: filterRel}, shared), f)
 			}
 			out.Filter = f
 		})
@@ -241,6 +252,21 @@ func (t *translator) labelPredicate(x Expr, labels LabelExpr) Expr {
 		}
 	}
 	return or
+}
+
+// typeIn is x.vg_type IN [types...] (= for one type): it picks the
+// relationships of the types out of the shared table, and holds for
+// every row of a type's own table.
+func typeIn(x Expr, types []string) Expr {
+	col := &Prop{X: x, Key: format.GraphTypeColumn}
+	if len(types) == 1 {
+		return &Binary{Op: "=", L: col, R: &Literal{Kind: LitString, Str: types[0]}}
+	}
+	list := &ListLit{}
+	for _, typ := range types {
+		list.Items = append(list.Items, &Literal{Kind: LitString, Str: typ})
+	}
+	return &Binary{Op: "IN", L: col, R: list}
 }
 
 // typePredicate is the label predicate of a relationship: r:T holds when

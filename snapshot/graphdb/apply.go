@@ -44,19 +44,19 @@ const (
 // rewrites each relationship table it touches (see apply).
 func (plan *schemaPlan) updateSteps(dir string, d *delta) ([]step, error) {
 	var steps []step
-	for _, typ := range d.types() {
-		ed, et := d.edges[typ], plan.typeByKey[typ]
-		if et == nil {
+	for _, table := range d.tables() {
+		ed := d.edges[table]
+		if plan.tableByName(table) == nil {
 			// Cannot happen: the layouts were compared before.
-			return nil, fmt.Errorf("edge type %q has no table", typ)
+			return nil, fmt.Errorf("the plan has no relationship table %s", table)
 		}
 		if len(ed.removed) == 0 {
 			continue
 		}
 		steps = append(steps, step{
-			what: fmt.Sprintf("delete %d %q edges", len(ed.removed), typ),
+			what: fmt.Sprintf("delete %d edges of %s", len(ed.removed), table),
 			stmt: fmt.Sprintf("MATCH ()-[%s:%s]->() WHERE %s.id IN $ids DELETE %s RETURN count(*)",
-				varRel, quote(et.table), varRel, varRel),
+				varRel, quote(table), varRel, varRel),
 			params: map[string]any{"ids": stringList(ed.removed)}, want: int64(len(ed.removed)),
 		})
 	}
@@ -93,8 +93,8 @@ func (plan *schemaPlan) updateSteps(dir string, d *delta) ([]step, error) {
 			want: int64(len(d.setNotes)),
 		})
 	}
-	for _, typ := range d.types() {
-		s, err := plan.edgeSteps(dir, plan.typeByKey[typ], d.edges[typ])
+	for _, table := range d.tables() {
+		s, err := plan.edgeSteps(dir, plan.tableByName(table), d.edges[table])
 		if err != nil {
 			return nil, err
 		}
@@ -104,37 +104,37 @@ func (plan *schemaPlan) updateSteps(dir string, d *delta) ([]step, error) {
 }
 
 // edgeSteps adds the new edges of one table and sets the changed ones.
-func (plan *schemaPlan) edgeSteps(dir string, et *edgeTable, ed *edgeDelta) ([]step, error) {
+func (plan *schemaPlan) edgeSteps(dir string, rt *relTable, ed *edgeDelta) ([]step, error) {
 	var steps []step
-	cols := plan.edgeColumns(et)
+	cols := plan.edgeColumns(rt)
 	if len(ed.added) > 0 {
-		file := filepath.Join(dir, "added-"+et.table+".parquet")
+		file := filepath.Join(dir, "added-"+rt.table+".parquet")
 		if err := writeStaging(file, cols, plan.edgeRows(ed.added)); err != nil {
 			return nil, err
 		}
 		// WITH * between the two patterns makes Kuzu look each end up on
 		// its own; in one MATCH it plans a cross product of all notes.
 		steps = append(steps, step{
-			what: fmt.Sprintf("add %d %q edges", len(ed.added), et.name),
+			what: fmt.Sprintf("add %d edges to %s", len(ed.added), rt.table),
 			stmt: fmt.Sprintf("LOAD FROM %s WITH * MATCH (%s:%s) WHERE %s.id = %s WITH * MATCH (%s:%s) WHERE %s.id = %s "+
 				"CREATE (%s)-[%s:%s {%s}]->(%s) RETURN count(*)",
 				quoteString(file), varFrom, quote(format.GraphNoteTable), varFrom, quote(format.GraphSourceColumn),
 				varTo, quote(format.GraphNoteTable), varTo, quote(format.GraphTargetColumn),
-				varFrom, varRel, quote(et.table), propertyMap(cols), varTo),
+				varFrom, varRel, quote(rt.table), propertyMap(cols), varTo),
 			want: int64(len(ed.added)),
 		})
 	}
 	if len(ed.set) > 0 {
-		file := filepath.Join(dir, "set-"+et.table+".parquet")
+		file := filepath.Join(dir, "set-"+rt.table+".parquet")
 		if err := writeStaging(file, cols, plan.edgeRows(ed.set)); err != nil {
 			return nil, err
 		}
 		steps = append(steps, step{
-			what: fmt.Sprintf("set %d changed %q edges", len(ed.set), et.name),
+			what: fmt.Sprintf("set %d changed edges of %s", len(ed.set), rt.table),
 			stmt: fmt.Sprintf("LOAD FROM %s WITH * MATCH (%s:%s) WHERE %s.id = %s WITH * MATCH (%s)-[%s:%s]->(%s:%s) "+
 				"WHERE %s.id = %s AND %s.id = %s SET %s RETURN count(*)",
 				quoteString(file), varFrom, quote(format.GraphNoteTable), varFrom, quote(format.GraphSourceColumn),
-				varFrom, varRel, quote(et.table), varTo, quote(format.GraphNoteTable),
+				varFrom, varRel, quote(rt.table), varTo, quote(format.GraphNoteTable),
 				varTo, quote(format.GraphTargetColumn), varRel, quote("id"), setFixedWidth(varRel, cols)),
 			want: int64(len(ed.set)),
 		})

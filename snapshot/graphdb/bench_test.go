@@ -261,3 +261,52 @@ func (r *recorder) Handle(_ context.Context, rec slog.Record) error {
 func (r *recorder) WithAttrs([]slog.Attr) slog.Handler { return r }
 func (r *recorder) WithGroup(string) slog.Handler      { return r }
 func (r *recorder) int(key string) int                 { return int(r.attrs[key]) }
+
+// manyTypes is a vault of one note with one inline field per edge type
+// ("k0:: [[t3]]"), linking to 100 target notes, beside a background of
+// 1,000 notes linked in a ring, so that the typed tables have rows too.
+func manyTypes(types int) ([]format.Note, []format.Edge) {
+	var notes []format.Note
+	var edges []format.Edge
+	note := func(id string) {
+		notes = append(notes, format.Note{ID: id, Path: id + ".md", Title: id, Labels: []string{"Note"}, Size: 1, Modified: time.Unix(1700000000, 0)})
+	}
+	note("hub")
+	for i := 0; i < 100; i++ {
+		note(fmt.Sprintf("t%d", i))
+	}
+	for i := 0; i < 1000; i++ {
+		note(fmt.Sprintf("n%d", i))
+	}
+	for i := 0; i < 1000; i++ {
+		edges = append(edges, format.Edge{ID: fmt.Sprintf("l%d", i), Source: fmt.Sprintf("n%d", i), Target: fmt.Sprintf("n%d", (i+1)%1000),
+			Type: format.TypeLinksTo, Sign: 1, Count: 1, Origin: "body"})
+	}
+	for i := 0; i < types; i++ {
+		edges = append(edges, format.Edge{ID: fmt.Sprintf("k%d", i), Source: "hub", Target: fmt.Sprintf("t%d", i%100),
+			Type: fmt.Sprintf("k%d", i), Sign: 1, Count: 1, Line: int32(i + 1), Origin: "inline"})
+	}
+	return notes, edges
+}
+
+// BenchmarkBuildTypes measures building a graph whose one note has
+// types distinct edge types (issue 12: one relationship table per type
+// made this quadratic):
+//
+//	go test ./snapshot/graphdb/ -run XXX -bench BuildTypes -benchtime 1x
+func BenchmarkBuildTypes(b *testing.B) {
+	for _, n := range []int{10, 100, 1000, 2000, 20000} {
+		notes, edges := manyTypes(n)
+		b.Run(fmt.Sprintf("types=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				dir := b.TempDir()
+				if _, err := graphdb.Build(context.Background(), dir, notes, edges, graphdb.BuildOptions{}); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				os.RemoveAll(dir)
+				b.StartTimer()
+			}
+		})
+	}
+}

@@ -26,6 +26,10 @@ type BuildOptions struct {
 	BufferPoolSize uint64
 	// Threads caps Kuzu's worker threads (DefaultThreads when 0).
 	Threads int
+	// TypedTables bounds the edge types with a relationship table of
+	// their own (format.DefaultTypedEdgeTables when 0; links_to and embeds
+	// always have one); the others share format.GraphEdgeTable.
+	TypedTables int
 	// Log receives progress (discarded when nil).
 	Log *slog.Logger
 	// Progress, if not nil, is called after each statement of the load
@@ -65,7 +69,7 @@ func Build(ctx context.Context, dir string, notes []format.Note, edges []format.
 	if skipped > 0 {
 		opts.Log.Warn("graph: edges whose ends are not notes were left out", "count", skipped)
 	}
-	plan := planSchema(notes, kept)
+	plan := planSchema(notes, kept, tableChoice{limit: opts.TypedTables})
 	staging, err := os.MkdirTemp(dir, ".graph-staging-")
 	if err != nil {
 		return nil, fmt.Errorf("build graph: %w", err)
@@ -142,21 +146,23 @@ func (plan *schemaPlan) stage(dir string, notes []format.Note) ([]string, error)
 	if len(notes) > 0 {
 		stmts = append(stmts, copyStatement(format.GraphNoteTable, notesFile, noteCols, false))
 	}
-	for _, et := range plan.types {
-		cols := plan.edgeColumns(et)
-		stmts = append(stmts, createRelTable(et.table, cols))
-		if len(et.edges) == 0 {
+	for _, rt := range plan.tables {
+		cols := plan.edgeColumns(rt)
+		stmts = append(stmts, createRelTable(rt.table, cols))
+		if rt.edges() == 0 {
 			continue
 		}
-		rows := make([]map[string]any, len(et.edges))
-		for i, e := range et.edges {
-			rows[i] = plan.edgeRow(e)
+		rows := make([]map[string]any, 0, rt.edges())
+		for _, et := range rt.types {
+			for _, e := range et.edges {
+				rows = append(rows, plan.edgeRow(e))
+			}
 		}
-		file := filepath.Join(dir, et.table+".parquet")
+		file := filepath.Join(dir, rt.table+".parquet")
 		if err := writeStaging(file, cols, rows); err != nil {
 			return nil, err
 		}
-		stmts = append(stmts, copyStatement(et.table, file, cols, true))
+		stmts = append(stmts, copyStatement(rt.table, file, cols, true))
 	}
 	return stmts, nil
 }

@@ -30,7 +30,7 @@ type delta struct {
 	removedNotes []string // ids
 	addedNotes   []format.Note
 	setNotes     []format.Note
-	edges        map[string]*edgeDelta // by edge type
+	edges        map[string]*edgeDelta // by relationship table
 	// replacedNotes and replacedEdges count rows of the parent that are
 	// both removed and added, for the log.
 	replacedNotes, replacedEdges int
@@ -71,8 +71,8 @@ func (d *delta) edgeCounts() (removed, added, set int) {
 	return removed, added, set
 }
 
-// types returns the edge types with changes, sorted.
-func (d *delta) types() []string {
+// tables returns the relationship tables with changes, sorted.
+func (d *delta) tables() []string {
 	out := make([]string, 0, len(d.edges))
 	for t := range d.edges {
 		out = append(out, t)
@@ -81,11 +81,11 @@ func (d *delta) types() []string {
 	return out
 }
 
-func (d *delta) edgeDelta(typ string) *edgeDelta {
-	ed := d.edges[typ]
+func (d *delta) edgeDelta(table string) *edgeDelta {
+	ed := d.edges[table]
 	if ed == nil {
 		ed = &edgeDelta{}
-		d.edges[typ] = ed
+		d.edges[table] = ed
 	}
 	return ed
 }
@@ -155,7 +155,8 @@ func (plan *schemaPlan) diffEdges(d *delta, replaced map[string]bool, oldEdges, 
 			return fmt.Errorf("two %s edges have the id %q", e.Type, e.ID)
 		case !ok:
 			added[e.ID] = true
-			d.edgeDelta(e.Type).added = append(d.edgeDelta(e.Type).added, e)
+			ed := d.edgeDelta(plan.tableOf(e.Type))
+			ed.added = append(ed.added, e)
 			continue
 		}
 		matched[i] = true
@@ -163,9 +164,10 @@ func (plan *schemaPlan) diffEdges(d *delta, replaced map[string]bool, oldEdges, 
 		if sameEdge(*old, e) && !replaced[e.Source] && !replaced[e.Target] {
 			continue
 		}
-		ed := d.edgeDelta(e.Type)
+		rt := plan.typeByKey[e.Type].rel
+		ed := d.edgeDelta(rt.table)
 		if sameEnds(*old, e) && !replaced[e.Source] && !replaced[e.Target] &&
-			fixedWidthChange(plan.edgeColumns(plan.typeByKey[e.Type]), plan.edgeRow(*old), plan.edgeRow(e)) {
+			fixedWidthChange(plan.edgeColumns(rt), plan.edgeRow(*old), plan.edgeRow(e)) {
 			ed.set = append(ed.set, e)
 			continue
 		}
@@ -175,7 +177,8 @@ func (plan *schemaPlan) diffEdges(d *delta, replaced map[string]bool, oldEdges, 
 	}
 	for i, e := range oldEdges {
 		if !matched[i] {
-			d.edgeDelta(e.Type).removed = append(d.edgeDelta(e.Type).removed, e.ID)
+			ed := d.edgeDelta(plan.tableOf(e.Type))
+			ed.removed = append(ed.removed, e.ID)
 		}
 	}
 	return nil

@@ -3,8 +3,11 @@
 // read-only, and runs openCypher queries written in vault names against it,
 // with a timeout and a row cap, returning typed results.
 //
-// Building (Build) infers a typed column for every property key, escapes
-// names the way format/graph.go documents, writes Parquet staging files with
+// Building (Build) infers a typed column for every property key, gives
+// the most frequent edge types a relationship table each and puts the
+// long tail in one shared table (so that a note with thousands of inline
+// field keys costs no more than one with a few), escapes names the way
+// format/graph.go documents, writes Parquet staging files with
 // PLAIN-encoded strings into a temporary folder of the snapshot directory,
 // bulk-loads them with COPY FROM, removes them, and reopens the database
 // read-only to check the row counts. The returned format.Graph goes into the

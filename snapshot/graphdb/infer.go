@@ -186,23 +186,87 @@ type schemaPlan struct {
 	noteByKey map[string]*propColumn //
 	edgeProps []*propColumn
 	edgeByKey map[string]*propColumn
-	// types maps edge types to their tables and property keys.
-	types     []*edgeTable
-	typeByKey map[string]*edgeTable
-	labels    []format.GraphLabel
+	// types maps edge types to their tables and property keys, sorted
+	// by name.
+	types     []*edgeType
+	typeByKey map[string]*edgeType
+	// tables are the relationship tables, sorted by name.
+	tables []*relTable
+	labels []format.GraphLabel
 }
 
-type edgeTable struct {
+// edgeType is one edge type and its edges.
+type edgeType struct {
 	name  string
-	table string
+	rel   *relTable
 	keys  map[string]bool
 	edges []format.Edge
 }
 
+// relTable is one relationship table: an edge type's own, or the shared
+// table (format.GraphEdgeTable) of the long tail.
+type relTable struct {
+	table string
+	types []*edgeType // sorted by name
+}
+
+// tableOf returns the relationship table that holds, or held, edges of
+// a type: the type's own table, or the shared one for a type the plan
+// gives none (a type of the long tail, or one whose last edge is gone; an
+// update's layout check makes sure such a type had no table of its own).
+func (plan *schemaPlan) tableOf(typ string) string {
+	if et := plan.typeByKey[typ]; et != nil {
+		return et.rel.table
+	}
+	return format.GraphEdgeTable
+}
+
+// tableByName returns the plan's relationship table of that name, or nil.
+func (plan *schemaPlan) tableByName(name string) *relTable {
+	for _, rt := range plan.tables {
+		if rt.table == name {
+			return rt
+		}
+	}
+	return nil
+}
+
+// shared reports whether the table is the long tail's.
+func (rt *relTable) shared() bool { return rt.table == format.GraphEdgeTable }
+
+// edges counts the table's rows.
+func (rt *relTable) edges() int {
+	n := 0
+	for _, et := range rt.types {
+		n += len(et.edges)
+	}
+	return n
+}
+
+// hasKey reports whether an edge the table holds has the property key.
+func (rt *relTable) hasKey(key string) bool {
+	for _, et := range rt.types {
+		if et.keys[key] {
+			return true
+		}
+	}
+	return false
+}
+
+// tableChoice decides which edge types get a table of their own: at most
+// limit (format.DefaultTypedEdgeTables when 0, never fewer than the two
+// that always exist), links_to and embeds first, then the types in keep
+// (an updated database keeps the parent's tables), then by number of
+// edges and name.
+type tableChoice struct {
+	limit int
+	keep  map[string]bool
+}
+
 // planSchema infers the columns and tables for the given rows. edges must
 // already be filtered to those whose ends are notes.
-func planSchema(notes []format.Note, edges []format.Edge) *schemaPlan {
-	plan := &schemaPlan{noteByKey: map[string]*propColumn{}, edgeByKey: map[string]*propColumn{}, typeByKey: map[string]*edgeTable{}}
+func planSchema(notes []format.Note, edges []format.Edge, choice tableChoice) *schemaPlan {
+	plan := &schemaPlan{noteByKey: map[string]*propColumn{}, edgeByKey: map[string]*propColumn{}, typeByKey: map[string]*edgeType{}}
 	labelCount := map[string]int{}
 	for _, n := range notes {
 		for _, l := range n.Labels {
@@ -239,15 +303,15 @@ func planSchema(notes []format.Note, edges []format.Edge) *schemaPlan {
 		plan.labels = append(plan.labels, format.GraphLabel{Name: l, Count: n})
 	}
 	sort.Slice(plan.labels, func(i, j int) bool { return plan.labels[i].Name < plan.labels[j].Name })
-	plan.name()
+	plan.name(choice)
 	return plan
 }
 
-func (plan *schemaPlan) edgeTable(name string) *edgeTable {
+func (plan *schemaPlan) edgeTable(name string) *edgeType {
 	if et, ok := plan.typeByKey[name]; ok {
 		return et
 	}
-	et := &edgeTable{name: name, keys: map[string]bool{}}
+	et := &edgeType{name: name, keys: map[string]bool{}}
 	plan.typeByKey[name] = et
 	plan.types = append(plan.types, et)
 	return et
@@ -271,9 +335,47 @@ func edgeProperties(e format.Edge) []format.Property {
 	return out
 }
 
+// own picks the edge types that get a table of their own.
+func (choice tableChoice) own(types []*edgeType) map[string]bool {
+	limit := choice.limit
+	if limit <= 0 {
+		limit = format.DefaultTypedEdgeTables
+	}
+	rank := func(et *edgeType) int {
+		switch {
+		case et.name == format.TypeLinksTo:
+			return 0
+		case et.name == format.TypeEmbeds:
+			return 1
+		case choice.keep[et.name]:
+			return 2
+		}
+		return 3
+	}
+	order := append([]*edgeType(nil), types...)
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := order[i], order[j]
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra < rb
+		}
+		if len(a.edges) != len(b.edges) {
+			return len(a.edges) > len(b.edges)
+		}
+		return a.name < b.name
+	})
+	own := map[string]bool{}
+	for i, et := range order {
+		if i >= limit && rank(et) > 1 {
+			break
+		}
+		own[et.name] = true
+	}
+	return own
+}
+
 // name assigns vault-level names, escaped table and column names and
-// types, deterministically.
-func (plan *schemaPlan) name() {
+// types, and the relationship tables, deterministically.
+func (plan *schemaPlan) name(choice tableChoice) {
 	sortCols := func(cols []*propColumn) {
 		sort.Slice(cols, func(i, j int) bool { return cols[i].key < cols[j].key })
 	}
@@ -292,9 +394,23 @@ func (plan *schemaPlan) name() {
 	}
 	columns := format.EscapeGraphNames(format.GraphPropertyPrefix, keys)
 	tables := format.EscapeGraphNames(format.GraphEdgeTablePrefix, types)
+	own := choice.own(plan.types)
+	var shared *relTable
 	for _, et := range plan.types {
-		et.table = tables[et.name]
+		switch {
+		case own[et.name]:
+			et.rel = &relTable{table: tables[et.name]}
+			plan.tables = append(plan.tables, et.rel)
+		case shared == nil:
+			shared = &relTable{table: format.GraphEdgeTable}
+			plan.tables = append(plan.tables, shared)
+			fallthrough
+		default:
+			et.rel = shared
+		}
+		et.rel.types = append(et.rel.types, et)
 	}
+	sort.Slice(plan.tables, func(i, j int) bool { return plan.tables[i].table < plan.tables[j].table })
 	assign := func(cols []*propColumn, byKey map[string]*propColumn, builtins []format.GraphColumn) {
 		taken := func(s string) bool { _, ok := byKey[s]; return ok }
 		for _, c := range cols {
@@ -332,7 +448,7 @@ func (plan *schemaPlan) manifest(notes, edges, skipped int) *format.Graph {
 		g.EdgeProperties = append(g.EdgeProperties, c.manifest())
 	}
 	for _, et := range plan.types {
-		t := format.GraphEdgeType{Name: et.name, Table: et.table, Count: len(et.edges)}
+		t := format.GraphEdgeType{Name: et.name, Table: et.rel.table, Count: len(et.edges)}
 		for _, c := range plan.edgeProps {
 			if et.keys[c.key] {
 				t.Properties = append(t.Properties, c.name)

@@ -116,6 +116,11 @@ func newNames(g *format.Graph) *names {
 		pairs = append(pairs, [2]string{p.Column, p.Name})
 	}
 	for _, t := range g.EdgeTypes {
+		if t.Table == format.GraphEdgeTable {
+			// Shared by many types: a relationship's vg_type names its
+			// type, and error messages keep the table's name.
+			continue
+		}
 		n.tables[t.Table] = t.Name
 		pairs = append(pairs, [2]string{t.Table, t.Name})
 	}

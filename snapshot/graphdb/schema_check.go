@@ -2,6 +2,7 @@ package graphdb
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -30,24 +31,63 @@ func sameLayout(parent, plan *format.Graph) error {
 	if err := sameProperties("edge", parent.EdgeProperties, plan.EdgeProperties); err != nil {
 		return err
 	}
-	types := func(g *format.Graph) []string {
-		var out []string
-		for _, t := range g.EdgeTypes {
-			out = append(out, t.Name)
-		}
-		return out
+	a, b := relTables(parent), relTables(plan)
+	if ka, kb := slices.Sorted(maps.Keys(a)), slices.Sorted(maps.Keys(b)); !slices.Equal(ka, kb) {
+		return fmt.Errorf("relationship tables %s, now %s", listNames(ka), listNames(kb))
 	}
-	if a, b := types(parent), types(plan); !slices.Equal(a, b) {
-		return fmt.Errorf("edge types %s, now %s", listNames(a), listNames(b))
-	}
-	for i, a := range parent.EdgeTypes {
-		b := plan.EdgeTypes[i]
-		if a.Table != b.Table || !slices.Equal(a.Properties, b.Properties) {
-			return fmt.Errorf("edge type %q: table %s with properties %s, now %s with %s",
-				a.Name, a.Table, listNames(a.Properties), b.Table, listNames(b.Properties))
+	for table, ta := range a {
+		tb := b[table]
+		if ta.owner != tb.owner || !slices.Equal(ta.properties, tb.properties) {
+			return fmt.Errorf("relationship table %s: of type %q with properties %s, now of %q with %s",
+				table, ta.owner, listNames(ta.properties), tb.owner, listNames(tb.properties))
 		}
 	}
 	return nil
+}
+
+// relTableLayout is what shapes one relationship table: the type that
+// owns it (none for the shared table) and its property columns.
+type relTableLayout struct {
+	owner      string
+	properties []string // sorted
+}
+
+// relTables derives the relationship tables of a graph from its edge
+// types. Types of the long tail may come and go between a parent and an
+// update: they share one table, whose columns are what must stay.
+func relTables(g *format.Graph) map[string]relTableLayout {
+	props := map[string]map[string]bool{}
+	out := map[string]relTableLayout{}
+	for _, t := range g.EdgeTypes {
+		if props[t.Table] == nil {
+			props[t.Table] = map[string]bool{}
+		}
+		for _, p := range t.Properties {
+			props[t.Table][p] = true
+		}
+		l := out[t.Table]
+		if t.Table != format.GraphEdgeTable {
+			l.owner = t.Name
+		}
+		out[t.Table] = l
+	}
+	for table, l := range out {
+		l.properties = slices.Sorted(maps.Keys(props[table]))
+		out[table] = l
+	}
+	return out
+}
+
+// ownTables lists the edge types of a graph that have a table of their
+// own.
+func ownTables(g *format.Graph) map[string]bool {
+	own := map[string]bool{}
+	for _, t := range g.EdgeTypes {
+		if t.Table != format.GraphEdgeTable {
+			own[t.Name] = true
+		}
+	}
+	return own
 }
 
 func sameProperties(what string, parent, plan []format.GraphProperty) error {
@@ -85,8 +125,8 @@ func listNames(names []string) string { return "[" + strings.Join(names, ", ") +
 // one the manifest will describe.
 func (plan *schemaPlan) checkTables(conn *kuzu.Connection) error {
 	want := map[string][]column{format.GraphNoteTable: plan.noteColumns()}
-	for _, et := range plan.types {
-		want[et.table] = plan.edgeColumns(et)
+	for _, rt := range plan.tables {
+		want[rt.table] = plan.edgeColumns(rt)
 	}
 	rows, err := queryRows(conn, "CALL show_tables() RETURN name")
 	if err != nil {

@@ -96,7 +96,7 @@ func (plan *schemaPlan) noteColumns() []column {
 
 // edgeColumns are the columns of one relationship table, in table order
 // (after FROM and TO).
-func (plan *schemaPlan) edgeColumns(et *edgeTable) []column {
+func (plan *schemaPlan) edgeColumns(rt *relTable) []column {
 	var cols []column
 	for _, b := range format.EdgeBuiltins {
 		cols = append(cols, column{b.Name, b.Type})
@@ -108,7 +108,7 @@ func (plan *schemaPlan) edgeColumns(et *edgeTable) []column {
 		column{format.GraphKeysColumn, "STRING[]"},
 	)
 	for _, c := range plan.edgeProps {
-		if et.keys[c.key] {
+		if rt.hasKey(c.key) {
 			cols = append(cols, column{c.column, c.typ})
 		}
 	}

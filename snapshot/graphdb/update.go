@@ -67,8 +67,11 @@ type UpdateOptions struct {
 // these: notes and edges added, removed and changed. The database answers
 // every query as one built by Build from the same rows does, except that
 // the order of rows no ORDER BY fixes may differ; the returned section
-// equals Build's but for its Build field (format.GraphUpdated) and
-// BuiltSize, the parent's.
+// equals Build's but for its Build field (format.GraphUpdated), BuiltSize
+// (the parent's) and, at times, which edge types have a table of their
+// own: the parent's keep theirs while they have edges, so that a type
+// that grows past another does not change the layout. Types of the long
+// tail may come and go, as long as the shared table keeps its columns.
 //
 // The parent's file is only read (a server may have it open), and its copy
 // must match the parent's manifest (size and sha256). The copy is opened
@@ -143,7 +146,7 @@ func planUpdate(parent *snapshot.Snapshot, notes []format.Note, edges []format.E
 			ErrNotUpdatable, pg.BuiltSize, file.Size, opts.MaxGrowth)
 	}
 	kept, skipped := keepConnected(notes, edges)
-	plan := planSchema(notes, kept)
+	plan := planSchema(notes, kept, tableChoice{limit: opts.TypedTables, keep: ownTables(pg)})
 	g := plan.manifest(len(notes), len(kept), skipped)
 	if err := sameLayout(parent.Manifest.Graph, g); err != nil {
 		return nil, nil, nil, fmt.Errorf("%w: the layout changed: %w", ErrNotUpdatable, err)
@@ -301,11 +304,11 @@ func (plan *schemaPlan) checkUpdated(dbPath string, notes int, opts BuildOptions
 			n, _ := r[1].(int64)
 			counts[table] = n
 		}
-		for _, et := range plan.types {
-			if counts[et.table] != int64(len(et.edges)) {
-				return fmt.Errorf("%d %q edges, want %d", counts[et.table], et.name, len(et.edges))
+		for _, rt := range plan.tables {
+			if counts[rt.table] != int64(rt.edges()) {
+				return fmt.Errorf("%d edges in %s, want %d", counts[rt.table], rt.table, rt.edges())
 			}
-			delete(counts, et.table)
+			delete(counts, rt.table)
 		}
 		if len(counts) > 0 {
 			return fmt.Errorf("edges in tables the plan does not have: %v", counts)

@@ -397,6 +397,40 @@ func TestUpdateFailureLeavesNothing(t *testing.T) {
 // scratch. The next step updates the updated one, so errors would
 // accumulate. It also checks that every way of applying a change was
 // taken.
+// TestUpdateRandomEditsSharedTable repeats the first series of random
+// edits with every type but links_to and embeds in the shared table of
+// the long tail, which then loses, gains and changes rows of many types.
+func TestUpdateRandomEditsSharedTable(t *testing.T) {
+	saved := testBuildOptions
+	t.Cleanup(func() { testBuildOptions = saved })
+	testBuildOptions.TypedTables = 2
+	r := rand.New(rand.NewPCG(3, 7))
+	v := newRandomVault(t, r, 40)
+	notes, edges := v.rows()
+	parent := builtParent(t, notes, edges)
+	shared := 0
+	for _, et := range parent.Manifest.Graph.EdgeTypes {
+		if et.Table == format.GraphEdgeTable {
+			shared++
+		}
+	}
+	if shared < 3 {
+		t.Fatalf("%d types in the shared table, want at least 3", shared)
+	}
+	opts := UpdateOptions{BuildOptions: testBuildOptions, Limit: 100, MaxGrowth: 100}
+	for step := range 8 {
+		v.edit(r, 1+r.IntN(8))
+		notes, edges := v.rows()
+		dir := t.TempDir()
+		g, err := Update(context.Background(), dir, parent, notes, edges, opts)
+		if err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		compareWithBuild(t, dir, g, notes, edges)
+		parent = fakeParent(t, fmt.Sprint("s", step), notes, edges, g, dir)
+	}
+}
+
 func TestUpdateRandomEdits(t *testing.T) {
 	type series struct {
 		seed               uint64
@@ -453,3 +487,50 @@ func (h *totals) Handle(_ context.Context, r slog.Record) error {
 }
 func (h *totals) WithAttrs([]slog.Attr) slog.Handler { return h }
 func (h *totals) WithGroup(string) slog.Handler      { return h }
+
+// TestUpdateTailTypesComeAndGo checks that types of the long tail may
+// appear and disappear in an update (they share a table, whose columns
+// stay), while a type with a table of its own that loses its last edge
+// changes the layout.
+func TestUpdateTailTypesComeAndGo(t *testing.T) {
+	saved := testBuildOptions
+	t.Cleanup(func() { testBuildOptions = saved })
+	testBuildOptions.TypedTables = 3
+	var notes []format.Note
+	for i := range 6 {
+		id := fmt.Sprintf("n%d", i)
+		notes = append(notes, format.Note{ID: id, Path: id + ".md", Title: id, Size: 1, Modified: time.Unix(1700000000, 0)})
+	}
+	edge := func(id, typ string, a, b int) format.Edge {
+		return format.Edge{ID: id, Type: typ, Source: fmt.Sprintf("n%d", a), Target: fmt.Sprintf("n%d", b), Sign: 1, Count: 1, Origin: format.OriginField}
+	}
+	// often has three edges and a table of its own; rare1 and rare2 share
+	// one.
+	edges := []format.Edge{edge("l1", format.TypeLinksTo, 0, 1), edge("o1", "often", 0, 1), edge("o2", "often", 1, 2),
+		edge("o3", "often", 2, 3), edge("r1", "rare1", 3, 4), edge("r2", "rare2", 4, 5)}
+	parent := builtParent(t, notes, edges)
+	tables := map[string]string{}
+	for _, et := range parent.Manifest.Graph.EdgeTypes {
+		tables[et.Name] = et.Table
+	}
+	if tables["often"] == format.GraphEdgeTable || tables["rare1"] != format.GraphEdgeTable || tables["rare2"] != format.GraphEdgeTable {
+		t.Fatalf("tables %v: want often in its own, rare1 and rare2 in %s", tables, format.GraphEdgeTable)
+	}
+	opts := UpdateOptions{BuildOptions: testBuildOptions, Limit: 100}
+	// rare2 goes, rare3 comes.
+	edges2 := append(slices.Clone(edges[:5]), edge("r3", "rare3", 5, 0))
+	dir := t.TempDir()
+	g, err := Update(context.Background(), dir, parent, notes, edges2, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Build != format.GraphUpdated {
+		t.Fatalf("build %q, want updated", g.Build)
+	}
+	compareWithBuild(t, dir, g, notes, edges2)
+	// often loses its edges: its table would be gone.
+	edges3 := []format.Edge{edges[0], edges[4], edges[5]}
+	if _, err := Update(context.Background(), t.TempDir(), parent, notes, edges3, opts); !errors.Is(err, ErrNotUpdatable) {
+		t.Fatalf("err = %v, want ErrNotUpdatable", err)
+	}
+}
