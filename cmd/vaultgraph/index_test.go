@@ -63,6 +63,11 @@ func TestIndexThenUnchanged(t *testing.T) {
 	if v.code != 1 || !strings.Contains(v.stdout, "FAIL "+id) || !strings.Contains(v.stdout, format.EdgesFile+": sha256 mismatch") {
 		t.Errorf("verify of a damaged snapshot: exit %d\n%s%s", v.code, v.stdout, v.stderr)
 	}
+	// snapshot list checks more than sizes: the flipped byte is not ok.
+	list = vgOK(t, "snapshot", "list", "--data", data)
+	if !strings.Contains(list.stdout, format.EdgesFile+": xxh64 mismatch") || strings.Contains(list.stdout, " ok") {
+		t.Errorf("snapshot list of a damaged snapshot:\n%s", list.stdout)
+	}
 }
 
 // TestIndexQuietAndLocked: --quiet prints nothing and logs warnings only

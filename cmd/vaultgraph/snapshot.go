@@ -22,7 +22,7 @@ func snapshotCommand() *cli.Command {
 		Subcommands: []*cli.Command{
 			{
 				Name:   "list",
-				Usage:  "list the snapshots of a data directory, oldest first",
+				Usage:  "list the snapshots of a data directory, oldest first, with each one's status (its files' sizes and xxh64 checked)",
 				Flags:  append([]cli.Flag{dataFlag()}, formatFlags()...),
 				Before: takesArgs(0, 0, ""),
 				Action: runSnapshotList,
@@ -67,7 +67,10 @@ func runSnapshotList(c *cli.Context) error {
 	}
 	rows := make([]row, 0, len(entries))
 	for _, e := range entries {
-		s, err := snapshot.Open(e.Dir, snapshot.OpenOptions{})
+		// The xxh64 of every file, as the server checks before it swaps
+		// (a second or so on a large vault): a status of ok means the
+		// server would serve it. snapshot verify checks the sha256.
+		s, err := snapshot.Open(e.Dir, snapshot.OpenOptions{VerifyFast: true})
 		if err != nil {
 			rows = append(rows, row{ID: e.ID, Error: err.Error()})
 			continue

@@ -310,3 +310,25 @@ func BenchmarkBuildTypes(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBuildTypedTables measures the bound on typed tables: the
+// 1,000-type vault of BenchmarkBuildTypes built with at most n types in
+// tables of their own, the others in the shared one.
+//
+//	go test ./snapshot/graphdb/ -run XXX -bench BuildTypedTables -benchtime 1x
+func BenchmarkBuildTypedTables(b *testing.B) {
+	notes, edges := manyTypes(1000)
+	for _, n := range []int{2, 8, 32, 64, 128} {
+		b.Run(fmt.Sprintf("tables=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				dir := b.TempDir()
+				if _, err := graphdb.Build(context.Background(), dir, notes, edges, graphdb.BuildOptions{TypedTables: n}); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				os.RemoveAll(dir)
+				b.StartTimer()
+			}
+		})
+	}
+}
