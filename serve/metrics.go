@@ -21,6 +21,8 @@ type metrics struct {
 	duration      *prometheus.HistogramVec
 	heavyInFlight prometheus.Gauge
 	heavyRejected prometheus.Counter
+	answerHits    prometheus.Counter
+	answerMisses  prometheus.Counter
 }
 
 func newMetrics(vs *store.Vaults, extra []prometheus.Collector) *metrics {
@@ -52,8 +54,16 @@ func newMetrics(vs *store.Vaults, extra []prometheus.Collector) *metrics {
 			Help: "Queries and searches turned away with 429 because every slot was taken.",
 		}),
 	}
+	m.answerHits = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "vaultgraph_answer_cache_hits_total",
+		Help: "Queries and retrievals answered from the answer cache.",
+	})
+	m.answerMisses = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "vaultgraph_answer_cache_misses_total",
+		Help: "Queries and retrievals computed (and kept in the answer cache when they succeeded).",
+	})
 	m.reg.MustRegister(
-		m.requests, m.duration, m.heavyInFlight, m.heavyRejected,
+		m.requests, m.duration, m.heavyInFlight, m.heavyRejected, m.answerHits, m.answerMisses,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
@@ -96,6 +106,14 @@ func registerStore(reg prometheus.Registerer, st *store.Store) {
 		}, stat(func(s store.Stats) int64 { return s.Open })),
 		&snapshotCollector{st: st},
 	)
+}
+
+// registerAnswers reports the answer cache's size.
+func (m *metrics) registerAnswers(a *answers) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "vaultgraph_answer_cache_bytes",
+		Help: "Bytes the answer cache holds, of its budget (--answer-cache).",
+	}, func() float64 { return float64(a.bytes()) }))
 }
 
 // observe counts one request to vault (the default vault's name, or ""

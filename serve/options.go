@@ -46,6 +46,11 @@ type Options struct {
 	// Retry-After.
 	MaxHeavy  int
 	HeavyWait time.Duration
+	// AnswerCache is the byte budget of the answers of POST /query and
+	// POST /retrieve kept by snapshot and request (default
+	// DefaultAnswerCache, 16 MiB; negative turns the cache off). See
+	// answers.
+	AnswerCache int
 	// ReloadTimeout bounds POST /admin/reload (default 5m: opening a large
 	// snapshot with --verify reads all of it).
 	ReloadTimeout time.Duration
@@ -116,6 +121,9 @@ func (o Options) withDefaults() Options {
 	defInt(&o.MaxHeavy, DefaultMaxHeavy())
 	def(&o.HeavyWait, DefaultHeavyWait)
 	def(&o.ReloadTimeout, DefaultReloadTimeout)
+	if o.AnswerCache == 0 {
+		o.AnswerCache = DefaultAnswerCache
+	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}

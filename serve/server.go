@@ -46,6 +46,7 @@ type Server struct {
 	// those of each vault (so that one busy vault leaves a slot to the
 	// others); vaultHeavy is nil with one vault.
 	heavy      *limiter
+	answers    *answers // nil when Options.AnswerCache is negative
 	vaultHeavy map[string]*limiter
 	token      *[sha256.Size]byte
 	started    time.Time
@@ -78,6 +79,10 @@ func NewVaults(vs *store.Vaults, opts Options) (*Server, error) {
 		routes:  map[string]bool{}, registered: map[string]bool{}, inVault: map[string]string{},
 	}
 	s.heavy = newLimiter(opts.MaxHeavy, opts.HeavyWait, s.metrics)
+	s.answers = newAnswers(opts.AnswerCache)
+	if s.answers != nil {
+		s.metrics.registerAnswers(s.answers)
+	}
 	if vs.Len() > 1 {
 		// A vault may take all slots but one, so that a burst on one vault
 		// never turns every request for another away.
@@ -130,15 +135,15 @@ func NewVaults(vs *store.Vaults, opts Options) (*Server, error) {
 func (s *Server) register() error {
 	s.route(fiber.MethodGet, "/health", s.health)
 	s.route(fiber.MethodGet, "/status", s.withSnapshot(s.status))
-	s.route(fiber.MethodPost, "/query", requireJSON(s.heavyRoute(s.withSnapshot(s.query))))
+	s.route(fiber.MethodPost, "/query", requireJSON(s.cachedRoute("/query", s.heavyRoute(s.withSnapshot(s.query)))))
 	s.route(fiber.MethodPost, "/search", requireJSON(s.heavyRoute(s.withSnapshot(s.search))))
 	s.route(fiber.MethodGet, "/notes/*", s.withSnapshot(s.note))
 	s.route(fiber.MethodPost, "/graph", requireJSON(s.heavyRoute(s.withSnapshot(func(c *fiber.Ctx, snap *store.Snapshot) error {
 		return s.linkGraph(c, snap.Links, nil)
 	}))))
-	s.route(fiber.MethodPost, "/retrieve", requireJSON(s.heavyRoute(s.withSnapshot(func(c *fiber.Ctx, snap *store.Snapshot) error {
+	s.route(fiber.MethodPost, "/retrieve", requireJSON(s.cachedRoute("/retrieve", s.heavyRoute(s.withSnapshot(func(c *fiber.Ctx, snap *store.Snapshot) error {
 		return s.retrieval(c, snap.Retriever, snap.Embedder, snap.RetrieveErr)
-	}))))
+	})))))
 	s.route(fiber.MethodPost, "/retrieve_context", requireJSON(s.heavyRoute(s.withSnapshot(func(c *fiber.Ctx, snap *store.Snapshot) error {
 		return s.retrieveContext(c, snap.Code, snap.CodeErr)
 	}))))

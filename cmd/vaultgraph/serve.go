@@ -76,6 +76,7 @@ vault argument.`,
 			&cli.StringSliceFlag{Name: "cors-origin", Usage: "allow browser requests from this origin (repeatable; none by default)"},
 			&cli.StringSliceFlag{Name: "allow-host", Usage: "accept this Host header without a token besides loopback names (repeatable)"},
 			&cli.IntFlag{Name: "graph-memory", Value: graphdb.DefaultQueryBufferPool >> 20, Usage: "graph database buffer pool per open snapshot, MiB", Action: mib("graph-memory")},
+			&cli.IntFlag{Name: "answer-cache", Value: serve.DefaultAnswerCache >> 20, Usage: "MiB of query and retrieval answers kept by snapshot and request, sent again without recomputing (0: none)", Action: atLeast("answer-cache", 0)},
 			&cli.IntFlag{Name: "ef", Usage: "HNSW beam width of searches (default: the snapshot's)", Action: atLeast("ef", 1)},
 			&cli.BoolFlag{Name: "access-log", Usage: "log every request at info level (route, status, time; never paths or queries)"},
 			&cli.BoolFlag{Name: "stdio", Usage: "speak MCP on stdin and stdout instead of listening (for Claude Code, Claude Desktop, Cursor); the HTTP flags are ignored"},
@@ -168,12 +169,21 @@ func serveConfig(c *cli.Context, log *slog.Logger) (serve.Config, error) {
 			QueryTimeout: c.Duration("query-timeout"),
 			MaxRows:      c.Int("max-rows"),
 			MaxHeavy:     heavy,
+			AnswerCache:  answerCache(c.Int("answer-cache")),
 			AccessLog:    c.Bool("access-log"),
 			Log:          log,
 			Version:      toolVersion(),
 		},
 		Watch: store.WatchOptions{Poll: c.Duration("poll")},
 	}, nil
+}
+
+// answerCache is serve.Options.AnswerCache for --answer-cache MiB (0: off).
+func answerCache(mib int) int {
+	if mib <= 0 {
+		return -1
+	}
+	return min(mib, maxMiB) << 20
 }
 
 // serveVaults reads --data (DIR, NAME=DIR or a bucket URL s3://BUCKET/PREFIX,
