@@ -39,12 +39,15 @@ type component struct {
 
 var components = []component{
 	{"notes", openNotes},
-	{"vectors", openVectors},
 	{"graph", openGraph},
 }
 
-// dependents build on the components above and open after them, in order.
+// dependents build on the components above and open after them, in order:
+// the vector index and the link graph share the note index's rows rather
+// than read the tables again, and the code context searches notes through
+// the vector index.
 var dependents = []component{
+	{"vectors", openVectors},
 	{"code", openCode},
 	{"links", openLinks},
 	{"retrieval", openRetriever},
@@ -111,8 +114,8 @@ func openNotes(_ context.Context, _ *Store, sn *snapshot.Snapshot, s *Snapshot) 
 	return nil
 }
 
-// openVectors maps the vector files and graphs and builds the query
-// embedder. Damaged vector files reject the snapshot; a snapshot without
+// openVectors maps the vector files and graphs over the note index's
+// rows and builds the query embedder. Damaged vector files reject the snapshot; a snapshot without
 // vectors, or an embedder this server cannot build (a remote model without
 // its key, a builtin algorithm of another version), leaves search
 // unavailable with the reason.
@@ -128,8 +131,10 @@ func openVectors(_ context.Context, st *Store, sn *snapshot.Snapshot, s *Snapsho
 		return nil
 	}
 	opts := st.opts.Search
-	// Chunk text is served from the note index; do not hold it twice.
+	// Chunk text is served from the note index, and its rows are the
+	// snapshot's tables: do not hold either twice.
 	opts.Text = false
+	opts.Tables = &search.Tables{Notes: s.Notes.notes, Chunks: s.Notes.formatChunks(), Edges: s.Notes.edges}
 	ix, err := search.Open(sn, opts)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/vaultgraph/vaultgraph/format"
@@ -42,18 +43,23 @@ type Chunk struct {
 	TextSHA256 string `parquet:"text_sha256"`
 }
 
-// loadNotes reads the snapshot's notes, edges and chunks tables.
+// loadNotes reads the snapshot's notes, edges and chunks tables, each on
+// a goroutine of its own: they are independent files, and the snapshot is
+// served only once all three are read.
 func loadNotes(s *snapshot.Snapshot) (*Notes, error) {
-	notes, err := s.Notes()
-	if err != nil {
-		return nil, err
-	}
-	edges, err := s.Edges()
-	if err != nil {
-		return nil, err
-	}
-	chunks, err := snapshot.ReadTable[Chunk](filepath.Join(s.Dir, format.ChunksFile))
-	if err != nil {
+	var (
+		notes  []format.Note
+		edges  []format.Edge
+		chunks []Chunk
+		g      errgroup.Group
+	)
+	g.Go(func() (err error) { notes, err = s.Notes(); return err })
+	g.Go(func() (err error) { edges, err = s.Edges(); return err })
+	g.Go(func() (err error) {
+		chunks, err = snapshot.ReadTable[Chunk](filepath.Join(s.Dir, format.ChunksFile))
+		return err
+	})
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	return newNotes(notes, edges, chunks)

@@ -39,6 +39,20 @@ type Options struct {
 	// embedder's lexical vectors need a wide beam for the graph to find
 	// them).
 	ExactRows int
+	// Tables, when set, are the snapshot's notes, chunks and edges as the
+	// caller already read them: Open then reads none of those tables
+	// itself and shares the rows' strings. They must be the snapshot's
+	// own tables, in table order, and must not change while the Index is
+	// open.
+	Tables *Tables
+}
+
+// Tables are the rows of a snapshot's notes, chunks and edges tables.
+// Chunk text is not needed (see Options.Text).
+type Tables struct {
+	Notes  []format.Note
+	Chunks []format.Chunk
+	Edges  []format.Edge
 }
 
 // Index answers vector searches over one snapshot. It memory-maps the
@@ -183,36 +197,75 @@ func (ix *Index) openBM25() error {
 func (ix *Index) BM25() *bm25.Index { return ix.lexical }
 
 func (ix *Index) loadTables() error {
-	dir := ix.snap.Dir
-	var err error
-	if ix.chunk, err = snapshot.ReadTable[chunkRow](filepath.Join(dir, format.ChunksFile)); err != nil {
-		return err
-	}
-	if ix.opts.Text {
-		texts, err := snapshot.ReadTable[chunkTextRow](filepath.Join(dir, format.ChunksFile))
-		if err != nil {
+	var notes []noteRow
+	if t := ix.opts.Tables; t != nil {
+		notes = ix.shareTables(t)
+	} else {
+		var err error
+		if notes, err = ix.readTables(); err != nil {
 			return err
 		}
-		ix.text = make([]string, len(texts))
-		for i, t := range texts {
-			ix.text[i] = t.Text
-		}
-	}
-	notes, err := snapshot.ReadTable[noteRow](filepath.Join(dir, format.NotesFile))
-	if err != nil {
-		return err
 	}
 	ix.notes = make(map[string]*noteInfo, len(notes))
-	for _, n := range notes {
-		ix.notes[n.ID] = &noteInfo{noteRow: n}
+	infos := make([]noteInfo, len(notes))
+	for i, n := range notes {
+		infos[i].noteRow = n
+		ix.notes[n.ID] = &infos[i]
 	}
 	for i, c := range ix.chunk {
 		if n := ix.notes[c.Note]; n != nil {
 			n.chunks = append(n.chunks, int32(i))
 		}
 	}
-	ix.edge, err = snapshot.ReadTable[edgeRow](filepath.Join(dir, format.EdgesFile))
-	return err
+	return nil
+}
+
+// readTables reads the chunk and edge rows from the snapshot's tables and
+// returns its note rows.
+func (ix *Index) readTables() ([]noteRow, error) {
+	dir := ix.snap.Dir
+	var err error
+	if ix.chunk, err = snapshot.ReadTable[chunkRow](filepath.Join(dir, format.ChunksFile)); err != nil {
+		return nil, err
+	}
+	if ix.opts.Text {
+		texts, err := snapshot.ReadTable[chunkTextRow](filepath.Join(dir, format.ChunksFile))
+		if err != nil {
+			return nil, err
+		}
+		ix.text = make([]string, len(texts))
+		for i, t := range texts {
+			ix.text[i] = t.Text
+		}
+	}
+	if ix.edge, err = snapshot.ReadTable[edgeRow](filepath.Join(dir, format.EdgesFile)); err != nil {
+		return nil, err
+	}
+	return snapshot.ReadTable[noteRow](filepath.Join(dir, format.NotesFile))
+}
+
+// shareTables takes the chunk and edge rows of t instead of reading them,
+// sharing their strings, and returns its note rows.
+func (ix *Index) shareTables(t *Tables) []noteRow {
+	ix.chunk = make([]chunkRow, len(t.Chunks))
+	for i, c := range t.Chunks {
+		ix.chunk[i] = chunkRow{ID: c.ID, Note: c.Note, Heading: c.Heading, Start: c.Start, End: c.End, Line: c.Line, TextSHA256: c.TextSHA256}
+	}
+	if ix.opts.Text {
+		ix.text = make([]string, len(t.Chunks))
+		for i, c := range t.Chunks {
+			ix.text[i] = c.Text
+		}
+	}
+	ix.edge = make([]edgeRow, len(t.Edges))
+	for i, e := range t.Edges {
+		ix.edge[i] = edgeRow{ID: e.ID, Source: e.Source, Target: e.Target, Type: e.Type, Sentence: e.Sentence, Heading: e.Heading, Line: e.Line}
+	}
+	notes := make([]noteRow, len(t.Notes))
+	for i, n := range t.Notes {
+		notes[i] = noteRow{ID: n.ID, Path: n.Path, Title: n.Title, Labels: n.Labels, Stub: n.Stub}
+	}
+	return notes
 }
 
 // openTarget maps one target's files and checks them against the manifest.

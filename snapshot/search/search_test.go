@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -406,5 +407,50 @@ func TestPlainLinksWithoutVectors(t *testing.T) {
 	}
 	if _, err := ix.Search(context.Background(), Query{Text: "Bob", Target: Edges, EdgeTypes: []string{"links_to", "works_on"}}, e); err != nil {
 		t.Errorf("links_to with an embedded type: %v", err)
+	}
+}
+
+// TestOpenWithTables: an index given the snapshot's rows answers every
+// kind of search exactly as one that reads its tables.
+func TestOpenWithTables(t *testing.T) {
+	fx := bigFixture()
+	fx.bm25 = true
+	fx.note("Acme.md", []string{"Company"}, "Acme funds the crawler")
+	fx.note("Bob.md", []string{"Person"}, "Bob works on ranking")
+	fx.edge("Acme.md", "funds", "Bob.md", "Acme (Company) funds Bob (Person)")
+	fx.edge("Bob.md", "works_on", "Acme.md", "Bob (Person) works on Acme (Company)")
+	s := fx.publish(t)
+	read := openIndex(t, s)
+	notes, err := s.Notes()
+	must(t, err)
+	chunks, err := s.Chunks()
+	must(t, err)
+	edges, err := s.Edges()
+	must(t, err)
+	shared, err := Open(s, Options{Text: true, ExactRows: 100, Tables: &Tables{Notes: notes, Chunks: chunks, Edges: edges}})
+	must(t, err)
+	t.Cleanup(func() { shared.Close() })
+	e := embed.NewBuiltin()
+	queries := []Query{
+		{Text: "crawler ranking latency", K: 10},
+		{Text: "crawler ranking latency", K: 10, Target: Chunks},
+		{Text: "budget invoice", K: 5, Target: Chunks, Labels: []string{"Person"}},
+		{Text: "funds", K: 5, Target: Edges},
+		{Text: "graph note edge", K: 8, Score: Mean},
+		{Text: "recall vector", K: 10, Method: BM25Only, Target: Chunks},
+	}
+	for _, q := range queries {
+		want, err := read.Search(context.Background(), q, e)
+		must(t, err)
+		got, err := shared.Search(context.Background(), q, e)
+		must(t, err)
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		if string(g) != string(w) {
+			t.Errorf("%+v:\nshared tables %s\nread tables   %s", q, g, w)
+		}
+		if len(want.Notes)+len(want.Chunks)+len(want.Edges) == 0 {
+			t.Errorf("%+v found nothing; the comparison shows nothing", q)
+		}
 	}
 }
