@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -290,5 +291,59 @@ func TestCodeVectorsAreIncremental(t *testing.T) {
 	}
 	if again := codeRun(t, vault, data, repoDir, stage()); !again.Unchanged {
 		t.Errorf("an unchanged vault and repository published %s", again.ID)
+	}
+}
+
+// TestCodeGraphIsUpdatedInPlace: with code, the graph database of a run
+// after a saved file or a commit is the parent's, updated, and answers as
+// a fresh build of the same rows does.
+func TestCodeGraphIsUpdatedInPlace(t *testing.T) {
+	repoDir := t.TempDir()
+	r := gitrepotest.Podcast(t, repoDir)
+	vault := writeVault(t, gitrepotest.PodcastVault)
+	data := t.TempDir()
+	stage := GraphStage{BufferPoolSize: 64 << 20, UpdateLimit: 1}
+	first := codeRun(t, vault, data, repoDir, stage)
+	if first.Manifest.Graph.Build != format.GraphBuilt {
+		t.Fatalf("first run's graph: %s", first.Manifest.Graph.Build)
+	}
+	const query = "MATCH (s:Symbol)-[c:calls]->(t:Symbol) RETURN s.name, t.name ORDER BY s.name, t.name"
+	const files = "MATCH (f:CodeFile) RETURN f.path, f.blob, f.lines ORDER BY f.path"
+	answers := func(dir string) string {
+		t.Helper()
+		db, err := graphdb.Open(dir, graphdb.Options{BufferPoolSize: 64 << 20})
+		must(t, err)
+		defer db.Close()
+		var out []string
+		for _, q := range []string{query, files, "MATCH (a:CodeFile)-[e:co_edits]->(b:CodeFile) RETURN a.path, b.path, e.count ORDER BY a.path, b.path"} {
+			res, err := db.Query(context.Background(), q, nil)
+			must(t, err)
+			for _, row := range res.Rows {
+				out = append(out, fmt.Sprintf("%v", row))
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	feed := "def fetch_articles():\n    return []\n\n\ndef fetch_more():\n    return fetch_articles()\n"
+	r.Write(map[string]string{"api/app/feed.py": feed})
+	saved := codeRun(t, vault, data, repoDir, stage)
+	head := r.Commit("feed: fetch more", map[string]string{"api/app/feed.py": feed, "api/app/podcast.py": "from .feed import fetch_more\n\n\ndef generate_daily_episode():\n    return fetch_more()\n"})
+	committed := codeRun(t, vault, data, repoDir, stage)
+	for _, res := range []*Result{saved, committed} {
+		if res.Manifest.Graph.Build != format.GraphUpdated {
+			t.Errorf("snapshot %s: graph %s, want updated", res.ID, res.Manifest.Graph.Build)
+		}
+	}
+	got := answers(committed.Dir)
+	if !strings.Contains(got, "fetch_more fetch_articles") || !strings.Contains(got, "generate_daily_episode fetch_more") {
+		t.Errorf("the updated graph lacks the new calls:\n%s", got)
+	}
+	// The same rows built from scratch answer the same.
+	fresh := codeRun(t, vault, t.TempDir(), repoDir, GraphStage{BufferPoolSize: 64 << 20})
+	if fresh.Manifest.Repos[0].Head != head {
+		t.Fatal("the fresh run read another HEAD")
+	}
+	if diff := cmp.Diff(answers(fresh.Dir), got); diff != "" {
+		t.Errorf("updated graph (+) against a fresh build (-):\n%s", diff)
 	}
 }

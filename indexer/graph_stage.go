@@ -20,7 +20,9 @@ import (
 // When the parent snapshot has a graph of the same layout and few rows
 // changed, the stage updates a copy of the parent's database instead of
 // building one (graphdb.Update): a saved note then costs milliseconds, not
-// a full load. Whenever the update is not possible or fails, the stage
+// a full load. The same holds with code: code files and symbols are
+// nodes, code edges are edges, on both sides of the comparison. Whenever
+// the update is not possible or fails, the stage
 // logs why and builds the database from scratch; the manifest's
 // Graph.Build says which happened. Either way the database answers queries
 // as a fresh build would.
@@ -55,24 +57,19 @@ func (s GraphStage) Run(ctx context.Context, b *Build) error {
 	}
 	defer func() { meter.Done() }()
 	opts := graphdb.BuildOptions{BufferPoolSize: s.BufferPoolSize, Threads: s.Threads, TypedTables: s.TypedTables, Log: b.Log, Progress: progress}
-	var g *format.Graph
-	var err error
+	notes, edges := b.Notes, b.Edges
 	if hasCode(b) {
-		// Code rows join the notes as nodes labelled CodeFile and Symbol.
-		// The update path compares with the parent's notes table only, so
-		// a snapshot with code (or whose parent had code) is built.
-		notes := append(slices.Clone(b.Notes), graphdb.CodeNodes(b.CodeFiles, b.Symbols, b.CodeEdges)...)
-		edges := append(slices.Clone(b.Edges), b.CodeEdges...)
-		if g, err = graphdb.Build(ctx, b.Dir, notes, edges, opts); err != nil {
-			return err
-		}
-	} else {
-		if g, err = s.update(ctx, b, opts); err != nil {
-			return err
-		}
+		// Code rows join the notes as nodes labelled CodeFile and Symbol,
+		// and the parent's code rows are compared as its notes are.
+		notes = append(slices.Clone(b.Notes), graphdb.CodeNodes(b.CodeFiles, b.Symbols, b.CodeEdges)...)
+		edges = append(slices.Clone(b.Edges), b.CodeEdges...)
+	}
+	g, err := s.update(ctx, b, notes, edges, opts)
+	if err != nil {
+		return err
 	}
 	if g == nil {
-		if g, err = graphdb.Build(ctx, b.Dir, b.Notes, b.Edges, opts); err != nil {
+		if g, err = graphdb.Build(ctx, b.Dir, notes, edges, opts); err != nil {
 			return err
 		}
 	}
@@ -90,11 +87,11 @@ func hasCode(b *Build) bool {
 // error when the caller must build: there is no parent graph to update,
 // the update is not possible, or it failed (logged). Only a canceled run
 // is an error.
-func (s GraphStage) update(ctx context.Context, b *Build, opts graphdb.BuildOptions) (*format.Graph, error) {
+func (s GraphStage) update(ctx context.Context, b *Build, notes []format.Note, edges []format.Edge, opts graphdb.BuildOptions) (*format.Graph, error) {
 	if s.UpdateLimit < 0 || b.Parent == nil || b.Parent.Manifest.Graph == nil {
 		return nil, nil
 	}
-	g, err := graphdb.Update(ctx, b.Dir, b.Parent, b.Notes, b.Edges, graphdb.UpdateOptions{BuildOptions: opts, Limit: s.UpdateLimit})
+	g, err := graphdb.Update(ctx, b.Dir, b.Parent, notes, edges, graphdb.UpdateOptions{BuildOptions: opts, Limit: s.UpdateLimit})
 	switch {
 	case err == nil:
 		return g, nil

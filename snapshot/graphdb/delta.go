@@ -268,10 +268,13 @@ type graphNote struct {
 }
 
 // parentRows reads the rows the parent snapshot's graph was built from,
-// both tables at once.
+// every table at once: its notes and edges and, for a parent with code,
+// the code nodes and edges as Build got them (CodeNodes).
 func parentRows(parent *snapshot.Snapshot) ([]format.Note, []format.Edge, error) {
 	var rows []graphNote
-	var edges []format.Edge
+	var edges, codeEdges []format.Edge
+	var files []format.CodeFile
+	var symbols []format.Symbol
 	var g errgroup.Group
 	g.Go(func() (err error) {
 		rows, err = snapshot.ReadTable[graphNote](filepath.Join(parent.Dir, format.NotesFile))
@@ -281,6 +284,20 @@ func parentRows(parent *snapshot.Snapshot) ([]format.Note, []format.Edge, error)
 		edges, err = parent.Edges()
 		return err
 	})
+	if hasCode(parent.Manifest) {
+		g.Go(func() (err error) {
+			files, err = snapshot.ReadTable[format.CodeFile](filepath.Join(parent.Dir, format.CodeFilesFile))
+			return err
+		})
+		g.Go(func() (err error) {
+			symbols, err = snapshot.ReadTable[format.Symbol](filepath.Join(parent.Dir, format.SymbolsFile))
+			return err
+		})
+		g.Go(func() (err error) {
+			codeEdges, err = snapshot.ReadTable[format.Edge](filepath.Join(parent.Dir, format.CodeEdgesFile))
+			return err
+		})
+	}
 	if err := g.Wait(); err != nil {
 		return nil, nil, err
 	}
@@ -289,5 +306,14 @@ func parentRows(parent *snapshot.Snapshot) ([]format.Note, []format.Edge, error)
 		notes[i] = format.Note{ID: r.ID, Path: r.Path, Title: r.Title, Folder: r.Folder, Labels: r.Labels, Tags: r.Tags,
 			Aliases: r.Aliases, Properties: r.Properties, Stub: r.Stub, Size: r.Size, Modified: r.Modified}
 	}
+	if hasCode(parent.Manifest) {
+		notes = append(notes, CodeNodes(files, symbols, codeEdges)...)
+		edges = append(edges, codeEdges...)
+	}
 	return notes, edges, nil
+}
+
+// hasCode reports whether a snapshot has the code tables (format/code.go).
+func hasCode(m *format.Manifest) bool {
+	return len(m.Repos) > 0 || m.Counts.CodeEdges > 0 || m.Counts.CodeFiles > 0
 }
