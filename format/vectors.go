@@ -10,7 +10,9 @@ import "strings"
 // # Vector file (vectors-chunks.f32, vectors-edges.f32)
 //
 // One row per distinct embedded text, all from the model the manifest's
-// Embedder section names. Little-endian:
+// Embedder section names, stored as codes with a scale per row, in two
+// byte planes (the file keeps its name from the float32 layout 1).
+// Little-endian:
 //
 //	offset  size              field
 //	0       8                 magic "VGVEC\x00\x00\x01"
@@ -18,22 +20,36 @@ import "strings"
 //	12      4                 dims (uint32; 0 only when count is 0)
 //	16      8                 count (uint64): number of rows
 //	24      32                embedder fingerprint (raw sha256)
-//	56      8                 reserved, zero
+//	56      4                 code length C (uint32): dims rounded up to 32
+//	60      4                 reserved, zero
 //	64      count*32          text hashes: raw sha256 of the embedded text
 //	                          (see TextHash), strictly ascending
 //	...     pad to 64         zero bytes
-//	V       count*dims*4      float32 vectors, row i belongs to hash i,
-//	                          L2-normalised
+//	S       count*4           scale s of each row (float32, finite, >= 0):
+//	                          max|v_i| / 127 of the row's unit vector v, 0
+//	                          for a zero vector
+//	...     pad to 64         zero bytes
+//	K       count*C           int8 codes, row i belongs to hash i:
+//	                          c_i = round(v_i / s) for i < dims; zero
+//	                          after dims
+//	R       count*C           residual codes (int8), row i belongs to hash
+//	                          i: r_i = round(256 * (v_i/s - c_i)), clamped
+//	                          to -127..127; zero after dims
 //
-// The file is exactly V + count*dims*4 bytes long, V = 64 + roundup(count*32, 64).
+// so that v_i ~ s * (c_i + r_i/256). S = 64 + roundup(count*32, 64),
+// K = S + roundup(count*4, 64), R = K + count*C, and the file is exactly
+// R + count*C bytes long. Every component is within s/256 of the unit
+// vector the embedder returned, and a similarity computed on both planes
+// within about 1e-5 of the float32 one; on the int8 plane alone (what a
+// graph walk reads, a quarter of float32's bytes) within a few thousandths.
 //
 // Why a flat file and not Parquet: the server memory-maps it and reads row i
-// as a []float32 in place, with no decoding, no copy onto the Go heap and no
-// load time; exact scans (filtered search) stream it at memory speed; the
-// indexer reuses a parent's vector for a text by binary search on the sorted
-// hashes. Parquet would compress float32 poorly and has to be decoded into
-// memory first. Other tools read it with numpy.memmap (offset V, shape
-// count x dims).
+// in place, with no decoding, no copy onto the Go heap and no load time;
+// exact scans (filtered search) stream it at memory speed; the indexer
+// reuses a parent's row for a text by binary search on the sorted hashes.
+// Other tools read it with numpy.memmap: scales at offset S (float32,
+// count), codes at K and residuals at R (int8, count x C each); vectors =
+// (codes + residuals/256)[:, :dims] * scales[:, None].
 //
 // A chunk's vector is the row whose hash is the chunk's TextSHA256; an edge's
 // is the row whose hash is TextHash(edge.Sentence). Several chunks with the
@@ -52,7 +68,7 @@ import "strings"
 //
 //	offset  size                   field
 //	0       8                      magic "VGHNSW\x00\x01"
-//	8       4                      layout version (uint32, 2)
+//	8       4                      layout version (uint32, 3)
 //	12      4                      count (uint32): nodes, equal to the vector file's count
 //	16      4                      dims (uint32), equal to the vector file's
 //	20      4                      M: neighbour slots per node on levels >= 1
@@ -62,45 +78,21 @@ import "strings"
 //	36      4                      upper slot count U (uint32)
 //	40      4                      efConstruction the graph was built with
 //	44      4                      efSearch: default beam width of queries
-//	48      4                      level-0 record size R (uint32):
-//	                               roundup(C + 4 + 4*M0, 64)
-//	52      4                      code length C (uint32): roundup(dims, 32)
-//	56      8                      reserved, zero
+//	48      16                     reserved, zero
 //	64      count                  level of each node (uint8)
 //	...     pad to 4               zero bytes
 //	        count*4                first upper slot of each node (uint32;
 //	                               0xFFFFFFFF for level-0 nodes); a node of
 //	                               level L owns slots first .. first+L-1 for
 //	                               levels 1..L, slots allotted in node order
-//	        count*4                code scale s of each node (float32, finite,
-//	                               >= 0): max|v_i| / 127, 0 for a zero vector
-//	...     pad to 64              zero bytes
-//	        count*R                level 0: one record per node, below
+//	        count*(1+M0)*4         level 0: per node a neighbour count (at
+//	                               most M0), then M0 ids (unused ones zero)
 //	        U*(1+M)*4              upper slots: a count, then M ids
 //
-// A level-0 record holds what a search reads when it reaches a node, in as
-// few cache lines as possible (records start at multiples of 64 bytes in
-// the file, and so in a memory map):
-//
-//	offset  size      field
-//	0       C         int8 codes of the node's vector v: round(v_i / s) for
-//	                  i < dims, so that v_i ~ s * code_i; zero after dims
-//	C       4         neighbour count (uint32, at most M0)
-//	C+4     M0*4      neighbour ids (unused ones zero)
-//	...     pad to R  zero bytes
-//
-// Searches walk the graph comparing the query with the codes (a quarter of
-// the float32 vector's bytes) and rank the candidates they end with by the
-// exact float32 vectors of the vector file, so the scores they return are
-// exact. The scales sit apart from the records because every code read
-// needs one: at 4 bytes a node they stay in the CPU's cache, where a scale
-// in the record would cost one more cache line per node visited.
-//
-// Layout 1 had no codes and no scales: bytes 48..63 of its header were
-// zero, and right after the first upper slots came count*(1+M0)*4 bytes of
-// level-0 links, a neighbour count then M0 ids per node, followed by the
-// upper slots. Readers accept layouts 1 and 2 (a layout 1 graph is
-// searched on the float32 vectors) and refuse any other.
+// The graph holds links only: searches walk it comparing the query with
+// the vector file's int8 codes and rank the candidates they end with on
+// both planes, so the scores they return are those an exact scan of the
+// vector file computes. Builds compare both planes.
 //
 // Distance is 1 - dot product of the (unit) vectors; the manifest's HNSW
 // section records it with M, M0, efConstruction and efSearch.
@@ -122,6 +114,11 @@ const (
 // VectorFileLayout changelog:
 //
 //	1: header, sorted text hashes, float32 rows.
+//	2: codes with a scale per row, int8 and residual planes, instead of
+//	   float32 rows: the one representation of the vectors (format
+//	   version 4), half the bytes of layout 1, and the graph files no
+//	   longer hold a second copy. Layout 1 files are refused (they are only
+//	   in snapshots of format version 3 and older, which are refused).
 //
 // HNSWLayout changelog:
 //
@@ -129,11 +126,12 @@ const (
 //	2: int8 codes of every vector, stored with the node's level-0 links in
 //	   64-byte aligned records, and a section of code scales: searches
 //	   read a quarter of the bytes, from one place per node. The header
-//	   records the record and code sizes. Layout 1 files are still read
-//	   (and searched on the float32 vectors).
+//	   records the record and code sizes.
+//	3: layout 1's sections again, links only: the codes and scales moved
+//	   to the vector file (layout 2). Layouts 1 and 2 are refused.
 const (
-	VectorFileLayout = 1
-	HNSWLayout       = 2
+	VectorFileLayout = 2
+	HNSWLayout       = 3
 )
 
 // Embedder kinds: whether the vectors capture meaning or only shared words.

@@ -27,8 +27,14 @@ package format
 //	   additively: vectors of code chunks (vectors-code.f32, hnsw-code,
 //	   the manifest's vectors.code); a snapshot without them is searched
 //	   by BM25 alone.
-const Version = 3
+//	4: one vector representation: vector files hold codes with a scale per
+//	   row, an int8 and a residual plane (vector file layout 2), and graph
+//	   files links only (HNSW layout 3), instead of float32 rows beside int8
+//	   codes of the same vectors in the graph (see vectors.go). Snapshots of
+//	   versions 2 and 3 are refused with the command that replaces them
+//	   (index again: the run parses every note and embeds every text).
+const Version = 4
 
 // SupportedVersion reports whether this build can read snapshots written in
 // format version v.
-func SupportedVersion(v int) bool { return v == 2 || v == Version }
+func SupportedVersion(v int) bool { return v == Version }

@@ -272,18 +272,24 @@ func (s *EmbedStage) openParent(b *Build, targets []*embedTarget) {
 	}
 }
 
+// parentRow is a row of a parent vector file.
+type parentRow struct {
+	file *vectors.File
+	row  int
+}
+
 // lookupParent finds a parent vector for h in any target's parent file: a
 // chunk text and an edge sentence that are equal have equal vectors.
-func lookupParent(targets []*embedTarget, h vectors.Hash) []float32 {
+func lookupParent(targets []*embedTarget, h vectors.Hash) (parentRow, bool) {
 	for _, t := range targets {
 		if t.parent == nil {
 			continue
 		}
 		if r, ok := t.parent.Find(h); ok {
-			return t.parent.Row(r)
+			return parentRow{t.parent, r}, true
 		}
 	}
-	return nil
+	return parentRow{}, false
 }
 
 // reportPending records the texts left without a vector, if any, and
@@ -326,7 +332,7 @@ func missingTexts(targets []*embedTarget) ([]vectors.Hash, []string) {
 				continue
 			}
 			seen[h] = true
-			if lookupParent(targets, h) == nil {
+			if _, ok := lookupParent(targets, h); !ok {
 				hashes = append(hashes, h)
 				texts = append(texts, t.texts[i])
 			}
@@ -427,15 +433,18 @@ func (s *EmbedStage) writeTarget(ctx context.Context, b *Build, t *embedTarget, 
 	rows = slices.Compact(rows)
 	st := &t.stats
 	st.VectorsFile, st.HNSWFile, st.Items = t.vectorsFile, t.graphFile, len(t.hashes)
+	// Each kept row is a new vector (coded when written) or a parent's
+	// row, whose codes are copied as they are.
 	vecs := make([][]float32, 0, len(rows))
+	reused := make([]parentRow, 0, len(rows))
 	kept := rows[:0]
 	for _, h := range rows {
 		if v, ok := fresh[h]; ok {
 			st.Embedded++
-			kept, vecs = append(kept, h), append(vecs, v)
-		} else if v := lookupParent(all, h); v != nil {
+			kept, vecs, reused = append(kept, h), append(vecs, v), append(reused, parentRow{})
+		} else if pr, ok := lookupParent(all, h); ok {
 			st.Reused++
-			kept, vecs = append(kept, h), append(vecs, v)
+			kept, vecs, reused = append(kept, h), append(vecs, nil), append(reused, pr)
 		}
 	}
 	st.Vectors = len(kept)
@@ -451,7 +460,16 @@ func (s *EmbedStage) writeTarget(ctx context.Context, b *Build, t *embedTarget, 
 		return err
 	}
 	path := filepath.Join(b.Dir, t.vectorsFile)
-	if err := vectors.WriteFile(path, fp, dims, kept, func(i int) []float32 { return vecs[i] }); err != nil {
+	err := vectors.WriteCodes(path, fp, dims, kept, func(i int, dst []byte) (float32, error) {
+		if pr := reused[i]; pr.file != nil {
+			return pr.file.CopyRow(pr.row, dst), nil
+		}
+		if len(vecs[i]) != dims {
+			return 0, fmt.Errorf("a vector of %d dimensions, want %d", len(vecs[i]), dims)
+		}
+		return vectors.Encode(dst, vecs[i]), nil
+	})
+	if err != nil {
 		return err
 	}
 	vf, err := vectors.OpenFile(path)

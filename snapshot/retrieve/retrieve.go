@@ -10,7 +10,6 @@ import (
 	"github.com/vaultgraph/vaultgraph/snapshot/bm25"
 	"github.com/vaultgraph/vaultgraph/snapshot/embed"
 	"github.com/vaultgraph/vaultgraph/snapshot/search"
-	"github.com/vaultgraph/vaultgraph/snapshot/vectors"
 )
 
 // Tuning constants. They are not request parameters: they shape how the
@@ -133,8 +132,8 @@ func (q *question) chunkFit(c int32) float64 {
 		return f
 	}
 	var f float64
-	if v := q.r.chunkVec(c); v != nil && len(v) == len(q.vec) {
-		f = float64(vectors.Dot(q.vec, v))
+	if v, ok := q.r.chunkSimilarity(c, q.vec); ok {
+		f = float64(v)
 	}
 	if q.lexMax > 0 {
 		f += lexicalWeight * float64(q.lex[c]/q.lexMax)
@@ -163,10 +162,8 @@ func (q *question) bestChunk(n int32) (int32, float64) {
 }
 
 func (q *question) edgeFit(e int32) float64 {
-	if v := q.r.edgeVec(e); v != nil && len(v) == len(q.vec) {
-		return float64(vectors.Dot(q.vec, v))
-	}
-	return 0
+	v, _ := q.r.edgeSimilarity(e, q.vec)
+	return float64(v)
 }
 
 // seed finds the seed notes and edges: the top k notes of the fused lists

@@ -232,17 +232,19 @@ func (r *Retriever) Snapshot() string { return r.snap.ID }
 // SnapshotDir returns the directory of that snapshot.
 func (r *Retriever) SnapshotDir() string { return r.snap.Dir }
 
-// chunkVec returns chunk c's vector, nil when it is pending.
-func (r *Retriever) chunkVec(c int32) []float32 {
-	if row := r.chunks[c].row; row >= 0 {
-		return r.chunkVecs.Row(int(row))
+// chunkSimilarity returns the similarity of chunk c's vector with q;
+// false when it is pending or q has another dimension.
+func (r *Retriever) chunkSimilarity(c int32, q []float32) (float32, bool) {
+	if row := r.chunks[c].row; row >= 0 && len(q) == r.chunkVecs.Dims() {
+		return r.chunkVecs.Similarity(q, int(row)), true
 	}
-	return nil
+	return 0, false
 }
 
-func (r *Retriever) edgeVec(e int32) []float32 {
-	if row := r.edgeRow[e]; row >= 0 {
-		return r.edgeVecs.Row(int(row))
+// edgeSimilarity is chunkSimilarity for edge e.
+func (r *Retriever) edgeSimilarity(e int32, q []float32) (float32, bool) {
+	if row := r.edgeRow[e]; row >= 0 && len(q) == r.edgeVecs.Dims() {
+		return r.edgeVecs.Similarity(q, int(row)), true
 	}
-	return nil
+	return 0, false
 }

@@ -395,7 +395,7 @@ func (ix *Index) meanScore(id string, vec []float32) float32 {
 			continue
 		}
 		if r, ok := ix.chunks.file.Find(h); ok {
-			sum += float64(vectors.Dot(vec, ix.chunks.file.Row(r)))
+			sum += float64(ix.chunks.file.Similarity(vec, r))
 			count++
 		}
 	}

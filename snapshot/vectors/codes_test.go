@@ -34,6 +34,37 @@ func TestDotCodes(t *testing.T) {
 	}
 }
 
+// TestDotCodes8 checks the kernel comparing two vectors' codes (graph
+// builds) against the portable one, at the extremes.
+func TestDotCodes8(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	for _, n := range []int{32, 64, 96, 256, 384, 416, 4096} {
+		for trial := range 50 {
+			x, y := make([]byte, n), make([]byte, n)
+			for i := range x {
+				switch trial {
+				case 0:
+					x[i], y[i] = 0x80, 0x80
+				case 1:
+					x[i], y[i] = 0x80, codeMax
+				default:
+					x[i], y[i] = byte(r.Intn(256)), byte(r.Intn(256))
+				}
+			}
+			var want int64
+			for i := range x {
+				want += int64(int8(x[i])) * int64(int8(y[i]))
+			}
+			if got := dotCodes8(x, y); int64(got) != want {
+				t.Fatalf("n=%d trial %d: dotCodes8 = %d, want %d", n, trial, got, want)
+			}
+			if got := dotCodes8Go(x, y); int64(got) != want {
+				t.Fatalf("n=%d trial %d: dotCodes8Go = %d, want %d", n, trial, got, want)
+			}
+		}
+	}
+}
+
 func dotCodesWide(x []byte, q []int16) int64 {
 	var s int64
 	for i := range q {
@@ -56,16 +87,23 @@ func TestCodedSimilarity(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dims := len(tc.set.queries[0])
 			cl := codeLen(dims)
-			codes := make([]byte, cl)
+			codes := make([]byte, RowLen(dims))
 			qcodes := make([]int16, cl)
-			worst := 0.0
+			worst, worstFine := 0.0, 0.0
 			for _, q := range tc.set.queries {
 				qscale := encodeQuery(qcodes, q)
 				for _, v := range tc.set.rows.vecs {
-					scale := encodeVector(codes, v)
-					approx := float64(dotCodes(codes, qcodes)) * float64(qscale) * float64(scale)
-					worst = max(worst, math.Abs(approx-float64(Dot(q, v))))
+					scale := Encode(codes, v)
+					exact := float64(Dot(q, v))
+					approx := float64(dotCodes(codes[:cl], qcodes)) * float64(qscale) * float64(scale)
+					worst = max(worst, math.Abs(approx-exact))
+					fine := approx + float64(dotCodes(codes[cl:], qcodes))*fineStep*float64(qscale)*float64(scale)
+					worstFine = max(worstFine, math.Abs(fine-exact))
 				}
+			}
+			// Both planes: rankings are those of the float32 vectors.
+			if worstFine > 1e-4 {
+				t.Errorf("largest error of a similarity on both planes: %.6f", worstFine)
 			}
 			// Rounding to 1/254 of the largest component: an error of a
 			// few thousandths, far below the gaps between neighbours
@@ -73,15 +111,15 @@ func TestCodedSimilarity(t *testing.T) {
 			if worst > 0.01 {
 				t.Errorf("largest error of a coded similarity: %.4f", worst)
 			}
-			t.Logf("largest error %.5f", worst)
+			t.Logf("largest error %.5f on the int8 codes, %.7f on both planes", worst, worstFine)
 		})
 	}
 }
 
 func TestEncodeZeroVector(t *testing.T) {
-	codes := make([]byte, 32)
-	codes[3] = 9
-	if s := encodeVector(codes, make([]float32, 20)); s != 0 || codes[3] != 0 {
+	codes := make([]byte, 64)
+	codes[3], codes[40] = 9, 9
+	if s := Encode(codes, make([]float32, 20)); s != 0 || codes[3] != 0 || codes[40] != 0 {
 		t.Errorf("zero vector: scale %g, codes %v", s, codes)
 	}
 	q := make([]int16, 32)

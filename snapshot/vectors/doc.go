@@ -1,15 +1,19 @@
 // Package vectors owns a snapshot's vector files and HNSW graphs: writing
-// and memory-mapping the flat float32 vector files (layout in
-// format/vectors.go), building an HNSW graph over them or updating the
-// parent snapshot's graph (rows removed, rows added), encoding graphs in a
-// layout that is searched in place from a memory map, and answering
-// nearest-neighbour queries approximately (graph) or exactly (scan).
+// and memory-mapping the flat vector files (layout in format/vectors.go),
+// building an HNSW graph over them or updating the parent snapshot's graph
+// (rows removed, rows added), encoding graphs in a layout that is searched
+// in place from a memory map, and answering nearest-neighbour queries
+// approximately (graph) or exactly (scan).
 //
-// A graph search compares the query with int8 codes of the vectors, stored
-// in the graph file next to each node's links (codes.go), and ranks the
-// candidates it ends with by their exact float32 vectors: it reads a
-// quarter of the bytes, and the loads of a node's neighbours are started
-// together (software prefetch, in assembly on amd64) so that they overlap.
+// A vector is stored once, as codes with a scale of its own (codes.go):
+// int8 codes, and beside them residual codes in 1/256 steps, so that the
+// two planes hold the vector to within about 1e-5 of similarity in half
+// the bytes of float32. A graph search walks comparing the query with the
+// int8 plane alone (a quarter of the bytes of float32; the loads of a
+// node's neighbours are started together, software prefetch in assembly
+// on amd64, so that they overlap) and ranks the candidates it ends with on
+// both planes. Builds compare both planes, so a graph is as good as one
+// built on the float32 vectors.
 //
 // The graph is implemented here rather than with github.com/coder/hnsw,
 // the HNSW library chosen for the project: v0.6.1, the only release the

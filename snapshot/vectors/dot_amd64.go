@@ -25,6 +25,19 @@ func dotCodes(x []byte, q []int16) int32 {
 }
 
 //go:noescape
+func dotCodes8AVX2(x, y *byte, n int) int32
+
+// dotCodes8 returns the dot product of two vectors' int8 codes, of equal
+// length, a multiple of codeAlign.
+func dotCodes8(x, y []byte) int32 {
+	if useAVX2 && len(x) > 0 {
+		y = y[:len(x)]
+		return dotCodes8AVX2(&x[0], &y[0], len(x))
+	}
+	return dotCodes8Go(x, y)
+}
+
+//go:noescape
 func prefetchLinesAsm(p *byte, n int)
 
 // prefetchLines asks the CPU to start loading the n cache lines from p,

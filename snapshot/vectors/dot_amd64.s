@@ -59,6 +59,45 @@ done:
 	MOVL         AX, ret+24(FP)
 	RET
 
+// func dotCodes8AVX2(x *byte, y *byte, n int) int32
+//
+// Dot product of n int8 codes at x with n int8 codes at y; n is a positive
+// multiple of 32. Both are sign-extended to int16 and multiplied in pairs
+// into int32 lanes (VPMADDWD): 127*127*2 per lane and step, so sums of up
+// to 65,536 dimensions cannot overflow.
+TEXT ·dotCodes8AVX2(SB), NOSPLIT, $0-28
+	MOVQ x+0(FP), SI
+	MOVQ y+8(FP), DI
+	MOVQ n+16(FP), CX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+
+loop32:
+	VPMOVSXBW (SI), Y2
+	VPMOVSXBW 16(SI), Y3
+	VPMOVSXBW (DI), Y4
+	VPMOVSXBW 16(DI), Y5
+	VPMADDWD  Y4, Y2, Y2
+	VPMADDWD  Y5, Y3, Y3
+	VPADDD    Y2, Y0, Y0
+	VPADDD    Y3, Y1, Y1
+	ADDQ      $32, SI
+	ADDQ      $32, DI
+	SUBQ      $32, CX
+	JNZ       loop32
+
+	VPADDD       Y1, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD       X1, X0, X0
+	VPSHUFD      $0x4E, X0, X1
+	VPADDD       X1, X0, X0
+	VPSHUFD      $0xB1, X0, X1
+	VPADDD       X1, X0, X0
+	VMOVD        X0, AX
+	VZEROUPPER
+	MOVL         AX, ret+24(FP)
+	RET
+
 // func prefetchLinesAsm(p *byte, n int)
 //
 // PREFETCHT0 of the n cache lines from p.

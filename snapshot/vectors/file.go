@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"unsafe"
 
 	"github.com/vaultgraph/vaultgraph/format"
 )
@@ -48,15 +47,18 @@ func ParseHash(s string) (Hash, bool) {
 // String returns the hash in hex.
 func (h Hash) String() string { return hex.EncodeToString(h[:]) }
 
-// File is a vector file opened for reading: rows of float32 vectors keyed
-// by sorted text hashes. Rows returned by Row alias the file's memory and
-// must not be modified or used after Close.
+// File is a vector file opened for reading: rows of codes, each with its
+// scale, keyed by sorted text hashes (codes.go). It is used in place from
+// its memory map.
 type File struct {
 	dims        int
 	count       int
+	codeLen     int // bytes of one plane's codes per row: dims rounded up to codeAlign
 	fingerprint Hash
 	hashes      []byte    // count*32
-	data        []float32 // count*dims
+	scales      []float32 // count
+	codes       []byte    // count*codeLen: the int8 codes
+	fine        []byte    // count*codeLen: the residual codes, in 1/256 steps
 	mapped      []byte    // the memory map to release, nil when not mapped
 }
 
@@ -86,7 +88,7 @@ func OpenFile(path string) (*File, error) {
 }
 
 // DecodeFile checks b against the vector file layout and returns a File
-// whose rows alias b (or a copy of it when b is not 4-byte aligned).
+// whose rows alias b (or a copy of the scales when b is not 4-byte aligned).
 func DecodeFile(b []byte) (*File, error) {
 	if len(b) < fileHeaderSize {
 		return nil, fmt.Errorf("%w: %d bytes is shorter than the header", ErrCorrupt, len(b))
@@ -102,16 +104,20 @@ func DecodeFile(b []byte) (*File, error) {
 	if dims > MaxDims || (dims == 0 && count != 0) {
 		return nil, fmt.Errorf("%w: %d dimensions", ErrCorrupt, dims)
 	}
+	cl := uint64(codeLen(int(dims)))
+	if got := uint64(binary.LittleEndian.Uint32(b[56:])); got != cl {
+		return nil, fmt.Errorf("%w: code length %d for %d dimensions, want %d", ErrCorrupt, got, dims, cl)
+	}
 	// Bound count before multiplying so that the size cannot overflow.
 	if count > uint64(len(b))/hashSize {
 		return nil, fmt.Errorf("%w: %d rows cannot fit in %d bytes", ErrCorrupt, count, len(b))
 	}
-	vecOff := vectorsOffset(int(count))
-	want := uint64(vecOff) + count*dims*4
+	scalesOff, codesOff := fileSections(int(count))
+	want := uint64(codesOff) + 2*count*cl
 	if uint64(len(b)) != want {
 		return nil, fmt.Errorf("%w: %d bytes, the header implies %d", ErrCorrupt, len(b), want)
 	}
-	vf := &File{dims: int(dims), count: int(count)}
+	vf := &File{dims: int(dims), count: int(count), codeLen: int(cl)}
 	copy(vf.fingerprint[:], b[24:56])
 	vf.hashes = b[fileHeaderSize : fileHeaderSize+int(count)*hashSize]
 	for i := 1; i < vf.count; i++ {
@@ -119,18 +125,28 @@ func DecodeFile(b []byte) (*File, error) {
 			return nil, fmt.Errorf("%w: text hashes not strictly ascending at row %d", ErrCorrupt, i)
 		}
 	}
-	vf.data = asFloat32s(b[vecOff:])
+	vf.scales = asFloat32s(b[scalesOff : scalesOff+4*int(count)])
+	for i, s := range vf.scales {
+		if !(s >= 0 && s <= math.MaxFloat32) {
+			return nil, fmt.Errorf("%w: row %d has codes of scale %g", ErrCorrupt, i, s)
+		}
+	}
+	vf.codes = b[codesOff : codesOff+int(count*cl)]
+	vf.fine = b[codesOff+int(count*cl):]
 	return vf, nil
 }
 
-func vectorsOffset(count int) int {
-	return fileHeaderSize + (count*hashSize+63)/64*64
+// fileSections returns the offsets of the scales and of the codes (the
+// int8 plane, then the residual plane) in a file of count rows.
+func fileSections(count int) (scales, codes int) {
+	scales = fileHeaderSize + roundUp(count*hashSize, 64)
+	return scales, scales + roundUp(4*count, 64)
 }
 
 // Close releases the memory map. No row may be used afterwards.
 func (f *File) Close() error {
 	m := f.mapped
-	f.mapped, f.data, f.hashes = nil, nil, nil
+	f.mapped, f.codes, f.fine, f.scales, f.hashes = nil, nil, nil, nil, nil
 	return unmap(m)
 }
 
@@ -143,16 +159,70 @@ func (f *File) Len() int { return f.count }
 // Fingerprint returns the embedder fingerprint recorded in the header.
 func (f *File) Fingerprint() Hash { return f.fingerprint }
 
-// Row returns the vector of row i, aliasing the file.
-func (f *File) Row(i int) []float32 {
-	return f.data[i*f.dims : (i+1)*f.dims : (i+1)*f.dims]
+// code returns the int8 codes of row i (codeLen bytes, zero after dims),
+// aliasing the file.
+func (f *File) code(i int) []byte {
+	b := i * f.codeLen
+	return f.codes[b : b+f.codeLen : b+f.codeLen]
 }
 
-// prefetchRow starts loading row i into the CPU's cache.
-func prefetchRow(f *File, i uint32) {
-	if f.dims > 0 {
-		prefetchLines((*byte)(unsafe.Pointer(&f.data[int(i)*f.dims])), (f.dims*4+63)/64)
+// fineCode returns the residual codes of row i.
+func (f *File) fineCode(i int) []byte {
+	b := i * f.codeLen
+	return f.fine[b : b+f.codeLen : b+f.codeLen]
+}
+
+// queryDot is the dot product of a query's int16 codes with row i's codes
+// of both planes, in units of the int8 codes.
+func (f *File) queryDot(i int, q []int16) float32 {
+	return float32(dotCodes(f.code(i), q)) + float32(dotCodes(f.fineCode(i), q))*fineStep
+}
+
+// Vector returns row i decoded into dst (grown to Dims when shorter):
+// v_j = scale * (code_j + residual_j/256), within 1/256 of a scale step of
+// the vector that was written.
+func (f *File) Vector(i int, dst []float32) []float32 {
+	if cap(dst) < f.dims {
+		dst = make([]float32, f.dims)
 	}
+	dst = dst[:f.dims]
+	s, c, r := f.scales[i], f.code(i), f.fineCode(i)
+	for j := range dst {
+		dst[j] = s * (float32(int8(c[j])) + float32(int8(r[j]))*fineStep)
+	}
+	return dst
+}
+
+// Similarity returns the dot product of q with row i: the cosine
+// similarity of a unit q with the row's vector, within about 1e-5; 0 when
+// q is not Dims long.
+func (f *File) Similarity(q []float32, i int) float32 {
+	if len(q) != f.dims {
+		return 0
+	}
+	c, r := f.code(i)[:len(q)], f.fineCode(i)[:len(q)]
+	var s0, s1, t0, t1 float32
+	j := 0
+	for ; j+2 <= len(q); j += 2 {
+		s0 += q[j] * float32(int8(c[j]))
+		s1 += q[j+1] * float32(int8(c[j+1]))
+		t0 += q[j] * float32(int8(r[j]))
+		t1 += q[j+1] * float32(int8(r[j+1]))
+	}
+	for ; j < len(q); j++ {
+		s0 += q[j] * float32(int8(c[j]))
+		t0 += q[j] * float32(int8(r[j]))
+	}
+	return (s0 + s1 + (t0+t1)*fineStep) * f.scales[i]
+}
+
+// CopyRow writes row i's codes into dst (RowLen bytes of a file of the
+// same dimension) and returns its scale: a row carried into another file
+// unchanged, with no decoding and coding again.
+func (f *File) CopyRow(i int, dst []byte) float32 {
+	copy(dst, f.code(i))
+	copy(dst[f.codeLen:], f.fineCode(i))
+	return f.scales[i]
 }
 
 // HashAt returns the text hash of row i.
@@ -175,11 +245,46 @@ func (f *File) Find(h Hash) (int, bool) {
 
 // WriteFile writes a vector file at path (which must not exist) with the
 // given rows: hashes strictly ascending, vec(i) the unit vector of row i,
-// every one dims long. The file is not fsynced; publishing the snapshot
-// does that.
-func WriteFile(path string, fingerprint Hash, dims int, hashes []Hash, vec func(i int) []float32) (err error) {
+// every one dims long, stored as its codes (codes.go). The file is not
+// fsynced; publishing the snapshot does that.
+func WriteFile(path string, fingerprint Hash, dims int, hashes []Hash, vec func(i int) []float32) error {
+	return WriteCodes(path, fingerprint, dims, hashes, func(i int, dst []byte) (float32, error) {
+		v := vec(i)
+		if len(v) != dims {
+			return 0, fmt.Errorf("row %d has %d dimensions, want %d", i, len(v), dims)
+		}
+		return Encode(dst, v), nil
+	})
+}
+
+// WriteCodes is WriteFile for rows given as codes: row(i, dst) writes row
+// i's codes into dst (RowLen(dims) bytes, zeroed) and returns their scale,
+// with Encode for a new vector or File.CopyRow for a row of another file.
+func WriteCodes(path string, fingerprint Hash, dims int, hashes []Hash, row func(i int, dst []byte) (float32, error)) (err error) {
 	if dims < 0 || dims > MaxDims || (dims == 0 && len(hashes) > 0) {
 		return fmt.Errorf("write vectors: invalid dimension %d", dims)
+	}
+	for i := 1; i < len(hashes); i++ {
+		if bytes.Compare(hashes[i-1][:], hashes[i][:]) >= 0 {
+			return fmt.Errorf("write vectors: hashes not strictly ascending at row %d", i)
+		}
+	}
+	cl := codeLen(dims)
+	codes, fine := make([]byte, len(hashes)*cl), make([]byte, len(hashes)*cl)
+	scales := make([]float32, len(hashes))
+	buf := make([]byte, 2*cl)
+	for i := range hashes {
+		clear(buf)
+		s, err := row(i, buf)
+		if err != nil {
+			return fmt.Errorf("write vectors: %w", err)
+		}
+		copy(codes[i*cl:], buf[:cl])
+		copy(fine[i*cl:], buf[cl:])
+		if !(s >= 0 && s <= math.MaxFloat32) {
+			return fmt.Errorf("write vectors: row %d has scale %g", i, s)
+		}
+		scales[i] = s
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -200,27 +305,16 @@ func WriteFile(path string, fingerprint Hash, dims int, hashes []Hash, vec func(
 	binary.LittleEndian.PutUint32(hdr[12:], uint32(dims))
 	binary.LittleEndian.PutUint64(hdr[16:], uint64(len(hashes)))
 	copy(hdr[24:56], fingerprint[:])
+	binary.LittleEndian.PutUint32(hdr[56:], uint32(cl))
 	w.Write(hdr[:])
-	for i, h := range hashes {
-		if i > 0 && bytes.Compare(hashes[i-1][:], h[:]) >= 0 {
-			return fmt.Errorf("hashes not strictly ascending at row %d", i)
-		}
+	for _, h := range hashes {
 		w.Write(h[:])
 	}
-	pad := vectorsOffset(len(hashes)) - fileHeaderSize - len(hashes)*hashSize
-	w.Write(make([]byte, pad))
-	buf := make([]byte, 4*dims)
-	for i := range hashes {
-		v := vec(i)
-		if len(v) != dims {
-			return fmt.Errorf("row %d has %d dimensions, want %d", i, len(v), dims)
-		}
-		for j, x := range v {
-			binary.LittleEndian.PutUint32(buf[4*j:], math.Float32bits(x))
-		}
-		if _, err := w.Write(buf); err != nil {
-			return err
-		}
-	}
+	scalesOff, codesOff := fileSections(len(hashes))
+	w.Write(make([]byte, scalesOff-fileHeaderSize-len(hashes)*hashSize))
+	writeF32s(w, scales)
+	w.Write(make([]byte, codesOff-scalesOff-4*len(hashes)))
+	w.Write(codes)
+	w.Write(fine)
 	return w.Flush()
 }

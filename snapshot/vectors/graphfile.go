@@ -18,16 +18,7 @@ import (
 const (
 	graphMagic      = "VGHNSW\x00\x01"
 	graphHeaderSize = 64
-	// recordAlign aligns level-0 records to cache lines, so that a node's
-	// codes start a line and are read in as few lines as they fill.
-	recordAlign = 64
 )
-
-// recordSize is the size of a node's level-0 record in layout 2: codes,
-// link count, m0 links, padded to recordAlign.
-func recordSize(codeLen, m0 int) int {
-	return roundUp(codeLen+4*(1+m0), recordAlign)
-}
 
 func roundUp(n, to int) int { return (n + to - 1) / to * to }
 
@@ -62,31 +53,19 @@ func (g *Graph) WriteFile(path string) (err error) {
 			slots += int(l)
 		}
 	}
-	cl := codeLen(dims)
-	rec := recordSize(cl, g.m0)
 	w := bufio.NewWriterSize(f, 1<<20)
 	var hdr [graphHeaderSize]byte
 	copy(hdr[:], graphMagic)
 	for i, x := range []uint32{format.HNSWLayout, uint32(n), uint32(dims), uint32(g.m), uint32(g.m0), g.entry,
-		uint32(g.top), uint32(slots), uint32(g.efC), uint32(g.efS), uint32(rec), uint32(cl)} {
+		uint32(g.top), uint32(slots), uint32(g.efC), uint32(g.efS)} {
 		binary.LittleEndian.PutUint32(hdr[8+4*i:], x)
 	}
 	w.Write(hdr[:])
 	w.Write(g.levels)
 	w.Write(make([]byte, pad4(n)))
 	writeU32s(w, first)
-	codes, stride, scales := g.codesToWrite()
-	writeF32s(w, scales)
-	scalesEnd := graphHeaderSize + n + pad4(n) + 8*n
-	w.Write(make([]byte, roundUp(scalesEnd, recordAlign)-scalesEnd))
-	record := make([]byte, rec)
 	for i := range n {
-		clear(record)
-		copy(record, codes[i*stride:i*stride+cl])
-		for j, x := range g.slot(uint32(i), 0) {
-			binary.LittleEndian.PutUint32(record[cl+4*j:], x)
-		}
-		w.Write(record)
+		writeU32s(w, g.slot(uint32(i), 0))
 	}
 	for i, l := range g.levels {
 		for lv := 1; lv <= int(l); lv++ {
@@ -94,21 +73,6 @@ func (g *Graph) WriteFile(path string) (err error) {
 		}
 	}
 	return w.Flush()
-}
-
-// codesToWrite returns the nodes' codes, stride bytes apart, and their
-// scales: the graph's own, or for a graph read from a layout 1 file,
-// computed now.
-func (g *Graph) codesToWrite() (codes []byte, stride int, scales []float32) {
-	if g.codes != nil {
-		return g.codes, g.codeStride, g.scales
-	}
-	n, cl := len(g.levels), codeLen(g.vecs.Dims())
-	codes, scales = make([]byte, n*cl), make([]float32, n)
-	for i := range n {
-		scales[i] = encodeVector(codes[i*cl:(i+1)*cl], g.vec(uint32(i)))
-	}
-	return codes, cl, scales
 }
 
 func pad4(n int) int { return (4 - n%4) % 4 }
@@ -172,10 +136,9 @@ func GraphLayout(path string) (int, error) {
 	return int(binary.LittleEndian.Uint32(h[8:])), nil
 }
 
-// DecodeGraph checks b against the graph file layout (format.HNSWLayout,
-// or layout 1, whose graphs are searched on the float32 vectors) and the
-// vector file vecs, and returns a graph whose sections alias b (or copies
-// of them when b is not 4-byte aligned).
+// DecodeGraph checks b against the graph file layout (format.HNSWLayout)
+// and the vector file vecs, and returns a graph whose sections alias b (or
+// copies of them when b is not 4-byte aligned).
 func DecodeGraph(b []byte, vecs *File) (*Graph, error) {
 	if len(b) < graphHeaderSize {
 		return nil, fmt.Errorf("%w: %d bytes is shorter than the graph header", ErrCorrupt, len(b))
@@ -186,8 +149,8 @@ func DecodeGraph(b []byte, vecs *File) (*Graph, error) {
 	le := binary.LittleEndian
 	h := func(off int) uint64 { return uint64(le.Uint32(b[off:])) }
 	version := h(8)
-	if version != 1 && version != format.HNSWLayout {
-		return nil, fmt.Errorf("%w: graph layout version %d, this build reads 1 and %d", ErrCorrupt, version, format.HNSWLayout)
+	if version != format.HNSWLayout {
+		return nil, fmt.Errorf("%w: graph layout version %d, this build reads %d", ErrCorrupt, version, format.HNSWLayout)
 	}
 	n, dims, m, m0, entry, top, slots := h(12), h(16), h(20), h(24), h(28), h(32), h(36)
 	efC, efS := h(40), h(44)
@@ -207,31 +170,17 @@ func DecodeGraph(b []byte, vecs *File) (*Graph, error) {
 	}
 	levelsEnd := graphHeaderSize + n
 	firstEnd := levelsEnd + uint64(pad4(int(n))) + 4*n
-	level0Off, rec := firstEnd, 4*(1+m0)
 	g.stride0 = 1 + int(m0)
-	if version != 1 {
-		cl := uint64(codeLen(int(dims)))
-		rec = uint64(recordSize(int(cl), int(m0)))
-		if h(48) != rec || h(52) != cl {
-			return nil, fmt.Errorf("%w: level-0 records of %d bytes with %d code bytes, want %d and %d", ErrCorrupt, h(48), h(52), rec, cl)
-		}
-		level0Off = uint64(roundUp(int(firstEnd+4*n), recordAlign))
-		g.stride0, g.off0 = int(rec/4), int(cl/4)
-		g.codeStride, g.codeLen = int(rec), int(cl)
-	}
-	level0End := level0Off + n*rec
+	level0End := firstEnd + n*4*(1+m0)
 	want := level0End + 4*slots*(1+m)
 	if uint64(len(b)) != want {
 		return nil, fmt.Errorf("%w: graph file of %d bytes, the header implies %d", ErrCorrupt, len(b), want)
 	}
 	g.levels = b[graphHeaderSize:levelsEnd]
 	g.first = asUint32s(b[firstEnd-4*n : firstEnd])
-	g.level0 = asUint32s(b[level0Off:level0End])
+	g.level0 = asUint32s(b[firstEnd:level0End])
 	g.upper = asUint32s(b[level0End:])
-	if version != 1 && n > 0 {
-		g.scales = asFloat32s(b[firstEnd : firstEnd+4*n])
-		g.codes = b[level0Off:level0End]
-	}
+	g.useCodes()
 	if err := g.check(int(slots)); err != nil {
 		return nil, err
 	}
@@ -263,11 +212,6 @@ func (g *Graph) check(slots int) error {
 	}
 	if next != slots {
 		return fmt.Errorf("%w: levels need %d upper slots, the header says %d", ErrCorrupt, next, slots)
-	}
-	for i, s := range g.scales {
-		if !(s >= 0 && s <= math.MaxFloat32) {
-			return fmt.Errorf("%w: node %d has codes of scale %g", ErrCorrupt, i, s)
-		}
 	}
 	const ahead = 8 // records whose links are being loaded while one is checked
 	linkLines := (4*(1+g.m0) + 63) / 64

@@ -31,12 +31,11 @@ type searchState struct {
 	links   []uint32
 	cands   []candidate
 	ids     []uint32
-	// The vector searched for, and when coded is set its codes and scale:
-	// distances are then computed on the nodes' codes.
-	q      []float32
-	coded  bool
+	// The codes and scale of the vector searched for: a query's int16
+	// codes, or while a graph is built the inserted node's own codes.
 	qcodes []int16
 	qscale float32
+	vec    []float32 // scratch: a node's vector
 	// computed counts the distances computed by searchLayer, for the
 	// benchmarks.
 	computed int
@@ -57,36 +56,40 @@ func (st *searchState) nextGen() {
 	}
 }
 
-// setQuery makes q the vector searched for, compared with the nodes'
-// codes when coded is set (and the graph has codes), else with their
-// vectors.
-func (st *searchState) setQuery(g *Graph, q []float32, coded bool) {
-	st.q, st.coded = q, coded && g.codes != nil
-	if st.coded {
-		if cap(st.qcodes) < g.codeLen {
-			st.qcodes = make([]int16, g.codeLen)
-		}
-		st.qcodes = st.qcodes[:g.codeLen]
-		st.qscale = encodeQuery(st.qcodes, q)
+// setQuery makes q the vector searched for.
+func (st *searchState) setQuery(g *Graph, q []float32) {
+	st.grow(g.codeLen)
+	st.qscale = encodeQuery(st.qcodes, q)
+}
+
+// setNode makes node i's vector the vector searched for, while a graph is
+// built: its codes of both planes, coded again as a query's. The walk
+// compares them with the int8 codes; link ranks the candidates it keeps on
+// both planes.
+func (st *searchState) setNode(g *Graph, i uint32) {
+	st.grow(g.codeLen)
+	st.vec = g.vecs.Vector(int(i), st.vec)
+	st.qscale = encodeQuery(st.qcodes, st.vec)
+}
+
+func (st *searchState) grow(n int) {
+	if cap(st.qcodes) < n {
+		st.qcodes = make([]int16, n)
 	}
+	st.qcodes = st.qcodes[:n]
 }
 
 // dist returns the distance of node i from the vector searched for.
 func (g *Graph) dist(st *searchState, i uint32) float32 {
-	if !st.coded {
-		return distance(st.q, g.vec(i))
-	}
 	return 1 - float32(dotCodes(g.code(i), st.qcodes))*st.qscale*g.scales[i]
 }
 
 // distances sets the distance of every candidate in batch. The loads of
 // all their codes are started first, so that they overlap.
 func (g *Graph) distances(st *searchState, batch []candidate) {
-	if st.coded {
-		lines := (g.codeLen + 63) / 64
-		for _, b := range batch {
-			prefetchLines(&g.codes[int(b.id)*g.codeStride], lines)
-		}
+	lines := (g.codeLen + 63) / 64
+	for _, b := range batch {
+		prefetchLines(&g.codes[int(b.id)*g.codeStride], lines)
 	}
 	for i := range batch {
 		batch[i].dist = g.dist(st, batch[i].id)
@@ -157,9 +160,10 @@ func (g *Graph) searchLayer(entries []candidate, ef, l int, st *searchState) []c
 // Search returns up to k rows approximately nearest to q, best first,
 // exploring a beam of ef (the graph's EfSearch when ef <= 0; never less
 // than k). q must be a unit vector of the graph's dimension. The walk
-// compares the nodes' codes; the best candidates it ends with are ranked
-// by their exact similarity, which Hit.Score reports. Search is safe for
-// concurrent use on a graph read with OpenGraph.
+// compares q with the nodes' int8 codes; the best candidates it ends with
+// are ranked on both planes of their codes, the similarity Hit.Score
+// reports and an exact scan of the file (File.Search) computes. Search is
+// safe for concurrent use on a graph read with OpenGraph.
 func (g *Graph) Search(q []float32, k, ef int) ([]Hit, error) {
 	hits, _, err := g.search(q, k, ef)
 	return hits, err
@@ -180,16 +184,14 @@ func (g *Graph) search(q []float32, k, ef int) ([]Hit, int, error) {
 	ef = max(ef, k)
 	st := g.state()
 	defer g.states.Put(st)
-	st.setQuery(g, q, true)
+	st.setQuery(g, q)
 	ep := candidate{g.entry, g.dist(st, g.entry)}
 	for l := g.top; l > 0; l-- {
 		ep = g.greedy(ep, l, st)
 	}
 	st.computed = 0
 	found := g.searchLayer(append(st.entries[:0], ep), ef, 0, st)
-	if st.coded {
-		found = g.rerank(q, found[:min(len(found), rerankCount(k))])
-	}
+	found = g.rerank(st, found[:min(len(found), rerankCount(k))])
 	if len(found) > k {
 		found = found[:k]
 	}
@@ -197,34 +199,36 @@ func (g *Graph) search(q []float32, k, ef int) ([]Hit, int, error) {
 	for i, c := range found {
 		out[i] = Hit{Row: int(c.id), Score: 1 - c.dist}
 	}
-	st.q = nil
 	return out, st.computed, nil
 }
 
-// rerankCount is how many of the candidates a coded search found, best
-// first by their codes, are ranked again by their float32 vectors to
-// return k. The codes' error (a few thousandths of similarity) is small
-// against the differences that matter, so the true k best are among the
-// first few more than k: on the benchmarks' three data sets, re-ranking
-// every candidate finds no more at any beam width. Each extra candidate
-// costs a read of its float32 vector.
+// rerankCount is how many of the candidates a walk found, best first by
+// their int8 codes, are scored again on both planes of their codes to
+// return k. The int8 codes' error (a few thousandths of similarity) is
+// small against the differences that matter, so the true k best are among
+// the first few more than k: on the benchmarks' three data sets,
+// re-ranking every candidate finds no more at any beam width.
 func rerankCount(k int) int { return 2*k + 20 }
 
-// rerank sets the exact distance of every candidate and sorts them by it.
-func (g *Graph) rerank(q []float32, found []candidate) []candidate {
+// rerank sets the distance of every candidate from both planes of its
+// codes and sorts them by it.
+func (g *Graph) rerank(st *searchState, found []candidate) []candidate {
+	lines := (g.codeLen + 63) / 64
 	for _, c := range found {
-		prefetchRow(g.vecs, c.id)
+		prefetchLines(&g.vecs.fine[int(c.id)*g.codeLen], lines)
 	}
-	for i := range found {
-		found[i].dist = distance(q, g.vec(found[i].id))
+	for i, c := range found {
+		found[i].dist = 1 - g.vecs.queryDot(int(c.id), st.qcodes)*st.qscale*g.scales[c.id]
 	}
 	slices.SortFunc(found, compareCandidates)
 	return found
 }
 
-// Search scans the file exactly and returns the k rows most similar to q,
-// best first. With rows non-nil only those rows are scanned; they must be
-// distinct, and rows out of range are skipped. Ties are broken by row so results are deterministic.
+// Search scans the file exactly, comparing q with every row's codes (both
+// planes: within about 1e-5 of the float32 similarity), and
+// returns the k rows most similar to q, best first. With rows non-nil only
+// those rows are scanned; they must be distinct, and rows out of range are
+// skipped. Ties are broken by row so results are deterministic.
 func (f *File) Search(q []float32, k int, rows []int) ([]Hit, error) {
 	if len(q) != f.dims && f.count > 0 {
 		return nil, fmt.Errorf("%w: %d, want %d", ErrDims, len(q), f.dims)
@@ -232,15 +236,18 @@ func (f *File) Search(q []float32, k int, rows []int) ([]Hit, error) {
 	if k <= 0 {
 		return nil, nil
 	}
+	qc := make([]int16, f.codeLen)
+	qs := encodeQuery(qc, q)
+	score := func(i int) float32 { return f.queryDot(i, qc) * qs * f.scales[i] }
 	top := make(topK, 0, k+1)
 	if rows == nil {
 		for i := range f.count {
-			top.offer(k, i, Dot(q, f.Row(i)))
+			top.offer(k, i, score(i))
 		}
 	} else {
 		for _, i := range rows {
 			if i >= 0 && i < f.count {
-				top.offer(k, i, Dot(q, f.Row(i)))
+				top.offer(k, i, score(i))
 			}
 		}
 	}

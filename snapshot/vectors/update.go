@@ -112,7 +112,6 @@ func Update(ctx context.Context, parent *Graph, remap []int, next *File, progres
 		g.insert(uint32(i), st)
 		done++
 	}
-	g.encode(parent, remap)
 	if progress != nil {
 		progress(done)
 	}
@@ -139,13 +138,12 @@ func (g *Graph) pickEntry(parent *Graph, remap []int) {
 // neighbours' neighbours, and, when those are few, what a search from the
 // entry node finds.
 func (g *Graph) repair(node uint32, l int, parent *Graph, parentNode uint32, remap []int, st *searchState) {
-	v := g.vec(node)
 	cands := st.cands[:0]
 	seen := map[uint32]bool{node: true}
 	add := func(id uint32) {
 		if !seen[id] && g.levels[id] != absent && int(g.levels[id]) >= l {
 			seen[id] = true
-			cands = append(cands, candidate{id, distance(v, g.vec(id))})
+			cands = append(cands, candidate{id, g.pairDist(node, id)})
 		}
 	}
 	for _, x := range g.links(node, l) {
@@ -162,7 +160,7 @@ func (g *Graph) repair(node uint32, l int, parent *Graph, parentNode uint32, rem
 		}
 	}
 	if len(cands) < g.capacity(l)/2 && g.entry != noNode && g.entry != node {
-		st.setQuery(g, v, false)
+		st.setNode(g, node)
 		ep := candidate{g.entry, g.dist(st, g.entry)}
 		for lv := g.top; lv > l; lv-- {
 			ep = g.greedy(ep, lv, st)

@@ -41,10 +41,20 @@ func TestFileRoundTrip(t *testing.T) {
 				if !ok || row != i {
 					t.Fatalf("Find(hash %d) = %d, %v", i, row, ok)
 				}
-				for j, x := range f.Row(i) {
-					if x != set.rows.vecs[i][j] {
-						t.Fatalf("row %d differs at %d", i, j)
+				// Each component within a residual step.
+				v := set.rows.vecs[i]
+				step := f.scales[i] * fineStep
+				for j, x := range f.Vector(i, nil) {
+					if math.Abs(float64(x-v[j])) > float64(step)*1.01+1e-7 {
+						t.Fatalf("row %d differs at %d: %g, written %g (step %g)", i, j, x, v[j], step)
 					}
+				}
+				if d, e := f.Similarity(v, i), Dot(v, v); math.Abs(float64(d-e)) > 1e-4 {
+					t.Fatalf("row %d: similarity with itself %g, want %g", i, d, e)
+				}
+				code := make([]byte, RowLen(tc.dims))
+				if s := f.CopyRow(i, code); s != f.scales[i] || !bytes.Equal(code, append(f.code(i), f.fineCode(i)...)) {
+					t.Fatalf("row %d copied as %g %v", i, s, code)
 				}
 			}
 			if _, ok := f.Find(Hash{0xff, 0xff}); ok {
@@ -97,7 +107,19 @@ func TestCorruptedVectorFile(t *testing.T) {
 		{"truncated vectors", func(b []byte) []byte { return b[:len(b)-1] }},
 		{"extra byte", func(b []byte) []byte { return append(b, 0) }},
 		{"bad magic", func(b []byte) []byte { b[0] = 'X'; return b }},
-		{"future version", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[8:], 2); return b }},
+		{"future version", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[8:], format.VectorFileLayout+1); return b }},
+		{"float32 rows of layout 1", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[8:], 1); return b }},
+		{"code length differs", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[56:], 64); return b }},
+		{"negative scale", func(b []byte) []byte {
+			s, _ := fileSections(10)
+			binary.LittleEndian.PutUint32(b[s:], math.Float32bits(-1))
+			return b
+		}},
+		{"NaN scale", func(b []byte) []byte {
+			s, _ := fileSections(10)
+			binary.LittleEndian.PutUint32(b[s+4:], math.Float32bits(float32(math.NaN())))
+			return b
+		}},
 		{"huge count", func(b []byte) []byte { binary.LittleEndian.PutUint64(b[16:], 1<<62); return b }},
 		{"count off by one", func(b []byte) []byte { binary.LittleEndian.PutUint64(b[16:], 9); return b }},
 		{"huge dims", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[12:], 1<<30); return b }},
@@ -136,7 +158,7 @@ func FuzzDecodeFile(f *testing.F) {
 		}
 		// A file that decodes must be fully readable.
 		for i := range vf.Len() {
-			_ = vf.Row(i)
+			_ = vf.Vector(i, nil)
 			if row, ok := vf.Find(vf.HashAt(i)); !ok || row != i {
 				t.Fatalf("row %d not found by its hash", i)
 			}
@@ -172,21 +194,25 @@ func TestGraphFindsNearestNeighbours(t *testing.T) {
 	set := latentSet(5, 3000, 50, 32, 8)
 	f := writeRows(t, set.rows, 32)
 	g, _ := buildGraph(t, f, DefaultParams())
-	if r := recallAt(t, g, f, set.queries, 10, 64); r < 0.95 {
+	if r := recallAt(t, g, set.rows, set.queries, 10, 64); r < 0.95 {
 		t.Errorf("recall@10 = %.3f, want >= 0.95", r)
 	}
-	// The walk compares codes, but scores are exact and ordered.
+	// Scores are the codes' similarities, ordered, within 1e-4 of the
+	// float32 ones.
 	for _, q := range set.queries[:10] {
 		hits, _ := g.Search(q, 10, 64)
 		for i, h := range hits {
-			if math.Abs(float64(h.Score-Dot(q, f.Row(h.Row)))) > 1e-6 || (i > 0 && h.Score > hits[i-1].Score) {
-				t.Fatalf("hit %d %+v: exact score %g, previous %+v", i, h, Dot(q, f.Row(h.Row)), hits[max(i-1, 0)])
+			if math.Abs(float64(h.Score-f.Similarity(q, h.Row))) > 1e-4 || (i > 0 && h.Score > hits[i-1].Score) {
+				t.Fatalf("hit %d %+v: coded score %g, previous %+v", i, h, f.Similarity(q, h.Row), hits[max(i-1, 0)])
+			}
+			if e := Dot(q, set.rows.vecs[h.Row]); math.Abs(float64(h.Score-e)) > 1e-4 {
+				t.Fatalf("hit %d %+v: float32 similarity %g", i, h, e)
 			}
 		}
 	}
 	// Every row finds itself.
 	for i := 0; i < f.Len(); i += 97 {
-		hits, err := g.Search(f.Row(i), 1, 32)
+		hits, err := g.Search(set.rows.vecs[i], 1, 32)
 		if err != nil || len(hits) != 1 || hits[0].Row != i || hits[0].Score < 0.999 {
 			t.Fatalf("row %d searched for itself: %v %v", i, hits, err)
 		}
@@ -248,18 +274,8 @@ func validGraph(t testing.TB, n int) (*File, []byte) {
 // firstLinks returns the offset of node 0's level-0 neighbour count in a
 // graph file of the current layout.
 func firstLinks(b []byte) int {
-	le := binary.LittleEndian
-	n := int(le.Uint32(b[12:]))
-	return roundUp(64+n+pad4(n)+8*n, recordAlign) + int(le.Uint32(b[52:]))
-}
-
-// TestLayout1Conversion checks the test helper asLayout1 on the fixtures.
-func TestLayout1Conversion(t *testing.T) {
-	v1 := mustRead(t, filepath.Join("testdata", "graphs", "hnsw-layout1"))
-	v2 := mustRead(t, filepath.Join("testdata", "graphs", "hnsw-layout2"))
-	if !bytes.Equal(asLayout1(v2), v1) {
-		t.Fatal("asLayout1(hnsw-layout2) differs from hnsw-layout1")
-	}
+	n := int(binary.LittleEndian.Uint32(b[12:]))
+	return 64 + n + pad4(n) + 4*n
 }
 
 func TestCorruptedGraphFile(t *testing.T) {
@@ -272,22 +288,11 @@ func TestCorruptedGraphFile(t *testing.T) {
 		{"bad magic", func(b []byte) []byte { b[1] = 0; return b }},
 		{"future layout", func(b []byte) []byte { le.PutUint32(b[8:], format.HNSWLayout+1); return b }},
 		{"layout 0", func(b []byte) []byte { le.PutUint32(b[8:], 0); return b }},
-		{"layout 1 header over layout 2 sections", func(b []byte) []byte { le.PutUint32(b[8:], 1); return b }},
+		{"layout 1", func(b []byte) []byte { le.PutUint32(b[8:], 1); return b }},
+		{"layout 2, codes beside the links", func(b []byte) []byte { le.PutUint32(b[8:], 2); return b }},
 		{"count differs from vectors", func(b []byte) []byte { le.PutUint32(b[12:], 41); return b }},
 		{"entry out of range", func(b []byte) []byte { le.PutUint32(b[28:], 1000); return b }},
 		{"M0 too large", func(b []byte) []byte { le.PutUint32(b[24:], 1<<20); return b }},
-		{"record size differs", func(b []byte) []byte { le.PutUint32(b[48:], le.Uint32(b[48:])+64); return b }},
-		{"code length differs", func(b []byte) []byte { le.PutUint32(b[52:], 64); return b }},
-		{"negative scale", func(b []byte) []byte {
-			n := int(le.Uint32(b[12:]))
-			le.PutUint32(b[64+n+pad4(n)+4*n:], math.Float32bits(-1))
-			return b
-		}},
-		{"NaN scale", func(b []byte) []byte {
-			n := int(le.Uint32(b[12:]))
-			le.PutUint32(b[64+n+pad4(n)+4*n+4:], math.Float32bits(float32(math.NaN())))
-			return b
-		}},
 		{"neighbour out of range", func(b []byte) []byte {
 			links := firstLinks(b)
 			le.PutUint32(b[links:], 1)     // one neighbour...
@@ -299,17 +304,6 @@ func TestCorruptedGraphFile(t *testing.T) {
 			return b
 		}},
 		{"level above top", func(b []byte) []byte { b[64] = 15; return b }},
-		{"layout 1 neighbour out of range", func(b []byte) []byte {
-			b = asLayout1(b)
-			n := int(le.Uint32(b[12:]))
-			le.PutUint32(b[64+n+pad4(n)+4*n+4:], 999)
-			return b
-		}},
-		{"layout 1 with a layout 2 header", func(b []byte) []byte {
-			b = asLayout1(b)
-			le.PutUint32(b[8:], format.HNSWLayout)
-			return b
-		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -321,27 +315,9 @@ func TestCorruptedGraphFile(t *testing.T) {
 	}
 }
 
-// asLayout1 rewrites a graph file of layout 2 in layout 1: no scales, and
-// level-0 records of links only.
-func asLayout1(b []byte) []byte {
-	le := binary.LittleEndian
-	n, m0 := int(le.Uint32(b[12:])), int(le.Uint32(b[24:]))
-	rec, cl := int(le.Uint32(b[48:])), int(le.Uint32(b[52:]))
-	firstEnd := 64 + n + pad4(n) + 4*n
-	records := roundUp(firstEnd+4*n, recordAlign)
-	out := append([]byte(nil), b[:firstEnd]...)
-	le.PutUint32(out[8:], 1)
-	clear(out[48:64])
-	for i := range n {
-		out = append(out, b[records+i*rec+cl:records+i*rec+cl+4*(1+m0)]...)
-	}
-	return append(out, b[records+n*rec:]...)
-}
-
 func FuzzDecodeGraph(f *testing.F) {
 	vf, b := validGraph(f, 30)
 	f.Add(b)
-	f.Add(asLayout1(b))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		g, err := DecodeGraph(b, vf)
 		if err != nil {
@@ -351,7 +327,7 @@ func FuzzDecodeGraph(f *testing.F) {
 			return
 		}
 		// A graph that decodes must be searchable without a panic.
-		if _, err := g.Search(vf.Row(0), 5, 10); err != nil {
+		if _, err := g.Search(vf.Vector(0, nil), 5, 10); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -407,20 +383,12 @@ func TestUpdateKeepsRecall(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer og.Close()
-	if r := recallAt(t, og, nextFile, set.queries, 10, 64); r < 0.95 {
+	if r := recallAt(t, og, next, set.queries, 10, 64); r < 0.95 {
 		t.Errorf("recall@10 after update = %.3f, want >= 0.95", r)
-	}
-	// Codes copied from the parent and codes of new rows are all the
-	// codes of the new file's rows.
-	buf := make([]byte, og.codeLen)
-	for i := range nextFile.Len() {
-		if s := encodeVector(buf, nextFile.Row(i)); s != og.scales[i] || string(buf) != string(og.code(uint32(i))) {
-			t.Fatalf("row %d has the codes of another vector", i)
-		}
 	}
 	// Every row, old or new, is still reachable.
 	for i := range nextFile.Len() {
-		hits, _ := og.Search(nextFile.Row(i), 1, 64)
+		hits, _ := og.Search(next.vecs[i], 1, 64)
 		if len(hits) == 0 || hits[0].Row != i {
 			t.Fatalf("row %d cannot be found after the update", i)
 		}
@@ -455,7 +423,7 @@ func TestParallelBuild(t *testing.T) {
 	if g.Len() != f.Len() {
 		t.Fatalf("Len = %d", g.Len())
 	}
-	if r := recallAt(t, g, f, set.queries, 10, 64); r < 0.95 {
+	if r := recallAt(t, g, set.rows, set.queries, 10, 64); r < 0.95 {
 		t.Errorf("recall@10 of a parallel build = %.3f", r)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -465,85 +433,85 @@ func TestParallelBuild(t *testing.T) {
 	}
 }
 
-// Fixtures of every graph layout over one vector file (testdata/graphs):
-// hnsw-layout1 was written by the build before codes, hnsw-layout2 is that
-// graph written again by this one (regenerate it with -update after a
-// deliberate change of the layout, which must bump format.HNSWLayout).
-var updateFixtures = flag.Bool("update", false, "rewrite testdata/graphs/hnsw-layout2 from hnsw-layout1")
+// Fixtures of the current layouts (testdata/graphs): a vector file and a
+// graph over it, built with one worker (reproducibly). Regenerate them with
+// -update after a deliberate change of a layout, which must bump
+// format.VectorFileLayout or format.HNSWLayout.
+var updateFixtures = flag.Bool("update", false, "rewrite testdata/graphs from their generator")
 
-func openFixture(t *testing.T) *File {
-	t.Helper()
-	f, err := OpenFile(filepath.Join("testdata", "graphs", "vectors"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
+func fixturePaths() (vecs, graph string) {
+	dir := filepath.Join("testdata", "graphs")
+	return filepath.Join(dir, fmt.Sprintf("vectors-layout%d", format.VectorFileLayout)),
+		filepath.Join(dir, fmt.Sprintf("hnsw-layout%d", format.HNSWLayout))
 }
 
-// TestLayout1GraphIsRead opens a graph file of layout 1: it is searched on
-// the float32 vectors, serves as the parent of an update, and is written
-// again in the current layout, byte for byte the layout 2 fixture.
-func TestLayout1GraphIsRead(t *testing.T) {
-	f := openFixture(t)
-	old, err := OpenGraph(filepath.Join("testdata", "graphs", "hnsw-layout1"), f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer old.Close()
-	if old.codes != nil || old.Params() != (Params{M: 4, M0: 8, EfConstruction: 32, EfSearch: 16}) {
-		t.Fatalf("layout 1 graph read with codes %v, params %+v", old.codes != nil, old.Params())
-	}
-	fixture := filepath.Join("testdata", "graphs", fmt.Sprintf("hnsw-layout%d", format.HNSWLayout))
-	path := filepath.Join(t.TempDir(), "hnsw")
+// TestFixturesAreWrittenAlike writes the fixtures' vectors and graph again
+// and compares them byte for byte: a change in either layout shows here.
+func TestFixturesAreWrittenAlike(t *testing.T) {
+	set := latentSet(21, 60, 0, 20, 4)
+	dir := t.TempDir()
+	vecPath, graphPath := filepath.Join(dir, "v"), filepath.Join(dir, "g")
+	wantVecs, wantGraph := fixturePaths()
 	if *updateFixtures {
-		path = fixture
-		os.Remove(path)
+		vecPath, graphPath = wantVecs, wantGraph
+		os.Remove(vecPath)
+		os.Remove(graphPath)
 	}
-	if err := old.WriteFile(path); err != nil {
+	if err := WriteFile(vecPath, Hash{9}, 20, set.rows.hashes, func(i int) []float32 { return set.rows.vecs[i] }); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := mustRead(t, path), mustRead(t, fixture); !bytes.Equal(got, want) {
-		t.Fatalf("layout 1 graph written again: %d bytes differ from %s (%d bytes); a new layout needs a new format.HNSWLayout", len(got), fixture, len(want))
-	}
-	rewritten, err := OpenGraph(path, f)
+	f, err := OpenFile(vecPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rewritten.Close()
-	updated, err := Update(context.Background(), old, Remap(f, f), f, nil)
+	defer f.Close()
+	g, err := Build(context.Background(), f, Params{M: 4, M0: 8, EfConstruction: 32, EfSearch: 16}, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, g := range map[string]*Graph{"layout 1": old, "rewritten": rewritten, "updated": updated} {
-		for i := range f.Len() {
-			hits, err := g.Search(f.Row(i), 1, 16)
-			if err != nil || len(hits) != 1 || hits[0].Row != i {
-				t.Fatalf("%s: row %d searched for itself: %v %v", name, i, hits, err)
-			}
+	if err := g.WriteFile(graphPath); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range [][2]string{{vecPath, wantVecs}, {graphPath, wantGraph}} {
+		if got, want := mustRead(t, p[0]), mustRead(t, p[1]); !bytes.Equal(got, want) {
+			t.Errorf("%s written again differs from the fixture (%d and %d bytes): regenerate it with -update after a change of the build, and give a new layout a new layout version", p[1], len(got), len(want))
 		}
 	}
-	if rewritten.codes == nil {
-		t.Error("rewritten graph has no codes")
-	}
 }
 
-// TestCurrentLayoutRoundTrip reads the current layout's fixture and writes
-// it again unchanged.
+// TestCurrentLayoutRoundTrip reads the current layout's fixtures, searches
+// them and writes the graph again unchanged.
 func TestCurrentLayoutRoundTrip(t *testing.T) {
-	f := openFixture(t)
-	fixture := filepath.Join("testdata", "graphs", fmt.Sprintf("hnsw-layout%d", format.HNSWLayout))
+	vecPath, fixture := fixturePaths()
+	f, err := OpenFile(vecPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
 	g, err := OpenGraph(fixture, f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer g.Close()
+	if g.Params() != (Params{M: 4, M0: 8, EfConstruction: 32, EfSearch: 16}) {
+		t.Fatalf("params %+v", g.Params())
+	}
+	for i := range f.Len() {
+		hits, err := g.Search(f.Vector(i, nil), 1, 16)
+		if err != nil || len(hits) != 1 || hits[0].Row != i {
+			t.Fatalf("row %d searched for itself: %v %v", i, hits, err)
+		}
+	}
 	path := filepath.Join(t.TempDir(), "hnsw")
 	if err := g.WriteFile(path); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(mustRead(t, path), mustRead(t, fixture)) {
 		t.Fatal("the current layout's fixture does not survive a read and a write")
+	}
+	updated, err := Update(context.Background(), g, Remap(f, f), f, nil)
+	if err != nil || updated.Len() != f.Len() {
+		t.Fatalf("update over the same rows: %v", err)
 	}
 }
 
