@@ -24,7 +24,12 @@ type Chunk struct {
 	// labels, properties and heading path, so that a passage is embedded as
 	// part of the note it belongs to.
 	Context string `parquet:"context,plain" json:"context"`
-	Text    string `parquet:"text,plain" json:"text"`
+	// Text is the passage: the note's Content from Start to End. It is
+	// not a column (the note's text is stored once, in nodes.parquet);
+	// readers cut it from the note's content (snapshot.Chunks and
+	// snapshot.ChunkText do), and SQL reads it as
+	// decode(encode(n.content)[c.start_byte + 1:c.end_byte]).
+	Text string `parquet:"-" json:"text"`
 	// TextSHA256 is the sha256 (hex) of EmbedText(Context, Text): with the
 	// embedding model, the key under which a vector is reused.
 	TextSHA256 string `parquet:"text_sha256,plain" json:"text_sha256"`

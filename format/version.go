@@ -30,7 +30,9 @@ package format
 //	4: one vector representation: vector files hold codes with a scale per
 //	   row, an int8 and a residual plane (vector file layout 2), and graph
 //	   files links only (HNSW layout 3), instead of float32 rows beside int8
-//	   codes of the same vectors in the graph (see vectors.go). Snapshots of
+//	   codes of the same vectors in the graph (see vectors.go). Note text
+//	   stored once: chunks.parquet has no text column, a chunk's text is
+//	   its note's content from start_byte to end_byte (chunk.go). Snapshots of
 //	   versions 2 and 3 are refused with the command that replaces them
 //	   (index again: the run parses every note and embeds every text).
 const Version = 4

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/indexer/note"
 	"github.com/vaultgraph/vaultgraph/snapshot"
@@ -394,4 +396,48 @@ func TestRunDrawsProgressForEveryStage(t *testing.T) {
 	}
 	// Without one, nothing is drawn (and nothing fails).
 	run(t, writeVault(t, smallVault), t.TempDir(), func(o *Options) { o.Stages = []Stage{BM25Stage{}} })
+}
+
+// TestChunkTextIsStoredOnce: chunks.parquet has no text column; a chunk's
+// text is its note's content between its byte offsets, which every reader
+// cuts (snapshot.Chunks), and a range outside the content is refused as
+// damage.
+func TestChunkTextIsStoredOnce(t *testing.T) {
+	res := run(t, writeVault(t, smallVault), t.TempDir())
+	f, err := os.Open(filepath.Join(res.Dir, format.ChunksFile))
+	must(t, err)
+	defer f.Close()
+	fi, err := f.Stat()
+	must(t, err)
+	pf, err := parquet.OpenFile(f, fi.Size())
+	must(t, err)
+	for _, c := range pf.Schema().Columns() {
+		if strings.Join(c, ".") == "text" {
+			t.Fatalf("chunks.parquet has a text column: %v", pf.Schema())
+		}
+	}
+	s := openSnap(t, res.Dir)
+	chunks, err := s.Chunks()
+	must(t, err)
+	notes, err := s.Notes()
+	must(t, err)
+	content := map[string]string{}
+	for _, n := range notes {
+		content[n.ID] = n.Content
+	}
+	if len(chunks) == 0 {
+		t.Fatal("no chunks")
+	}
+	for _, c := range chunks {
+		if c.Text == "" || c.Text != content[c.Note][c.Start:c.End] || format.TextHash(format.EmbedText(c.Context, c.Text)) != c.TextSHA256 {
+			t.Fatalf("chunk %s: text %q is not its note's bytes %d..%d", c.ID, c.Text, c.Start, c.End)
+		}
+	}
+	if _, err := snapshot.ChunkText(content, chunks[0].Note, 0, int32(len(content[chunks[0].Note])+1)); err == nil ||
+		!strings.Contains(err.Error(), chunks[0].Note) {
+		t.Errorf("a range past the content: err = %v", err)
+	}
+	if _, err := snapshot.ChunkText(content, "Nowhere.md", 0, 0); err == nil {
+		t.Error("a chunk of a note that is not a row was accepted")
+	}
 }

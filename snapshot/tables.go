@@ -64,7 +64,63 @@ func (s *Snapshot) Edges() ([]format.Edge, error) {
 	return ReadTable[format.Edge](filepath.Join(s.Dir, format.EdgesFile))
 }
 
-// Chunks returns the snapshot's chunks.
+// Chunks returns the snapshot's chunks, each with its text cut from its
+// note's content.
 func (s *Snapshot) Chunks() ([]format.Chunk, error) {
-	return ReadTable[format.Chunk](filepath.Join(s.Dir, format.ChunksFile))
+	chunks, err := ReadTable[format.Chunk](filepath.Join(s.Dir, format.ChunksFile))
+	if err != nil {
+		return nil, err
+	}
+	contents, err := s.NoteContents()
+	if err != nil {
+		return nil, err
+	}
+	for i := range chunks {
+		c := &chunks[i]
+		if c.Text, err = ChunkText(contents, c.Note, c.Start, c.End); err != nil {
+			return nil, err
+		}
+	}
+	return chunks, nil
+}
+
+// noteContent is what chunk texts are cut from: a note's id and content.
+type noteContent struct {
+	ID      string `parquet:"id"`
+	Content string `parquet:"content"`
+}
+
+// NoteContents returns the content of every note (and stub, empty) by id,
+// reading only those two columns of nodes.parquet: what chunk texts are
+// cut from (ChunkText).
+func (s *Snapshot) NoteContents() (map[string]string, error) {
+	return ReadNoteContents(s.Dir)
+}
+
+// ReadNoteContents is Snapshot.NoteContents for the snapshot in dir.
+func ReadNoteContents(dir string) (map[string]string, error) {
+	rows, err := ReadTable[noteContent](filepath.Join(dir, format.NotesFile))
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]string, len(rows))
+	for _, r := range rows {
+		m[r.ID] = r.Content
+	}
+	return m, nil
+}
+
+// ChunkText returns a chunk's text: bytes start to end of its note's
+// content (format.Chunk.Text), sharing the content's memory. A chunk whose
+// note is not a row or whose range is not inside its content is an error
+// naming it: the snapshot is damaged.
+func ChunkText(contents map[string]string, note string, start, end int32) (string, error) {
+	content, ok := contents[note]
+	if !ok {
+		return "", fmt.Errorf("%s: a chunk of %q, which is not a row of %s", format.ChunksFile, note, format.NotesFile)
+	}
+	if start < 0 || start > end || int(end) > len(content) {
+		return "", fmt.Errorf("%s: a chunk of %q has bytes %d..%d, outside the note's %d bytes", format.ChunksFile, note, start, end, len(content))
+	}
+	return content[start:end], nil
 }

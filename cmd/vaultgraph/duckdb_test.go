@@ -122,7 +122,9 @@ func TestREADMEDuckDBQueries(t *testing.T) {
 		t.Fatalf("chunks of a note: %v", chunks)
 	}
 	for i, c := range chunks {
-		if c["ordinal"] != float64(i) || !strings.HasPrefix(c["heading"].(string), "Search") || c["start_byte"].(float64) >= c["end_byte"].(float64) {
+		opening, _ := c["opening"].(string)
+		if c["ordinal"] != float64(i) || !strings.HasPrefix(c["heading"].(string), "Search") || c["start_byte"].(float64) >= c["end_byte"].(float64) ||
+			strings.TrimSpace(opening) == "" {
 			t.Errorf("chunk %d: %v", i, c)
 		}
 	}

@@ -38,7 +38,9 @@ type Chunk struct {
 	Start   int32  `parquet:"start_byte"`
 	End     int32  `parquet:"end_byte"`
 	Line    int32  `parquet:"line"`
-	Text    string `parquet:"text"`
+	// Text is cut from the note's content when the table is loaded
+	// (format.Chunk.Text: it is not a column).
+	Text string `parquet:"-"`
 	// TextSHA256 keys the chunk's vector (format.Chunk.TextSHA256).
 	TextSHA256 string `parquet:"text_sha256"`
 }
@@ -101,10 +103,11 @@ func newNotes(notes []format.Note, edges []format.Edge, chunks []Chunk) (*Notes,
 		}
 		n.chunksOf[owner] = append(n.chunksOf[owner], int32(i))
 		// A chunk's text is its note's content from Start to End (the
-		// contract in format.Chunk): share that memory instead of holding
-		// the vault's text twice. Should a chunk differ, it keeps its own.
+		// contract in format.Chunk), sharing its memory. A range outside
+		// the content (a snapshot the indexer never writes) leaves it
+		// empty and the rest served.
 		content := notes[owner].Content
-		if c.Start >= 0 && c.Start <= c.End && int(c.End) <= len(content) && content[c.Start:c.End] == c.Text {
+		if c.Start >= 0 && c.Start <= c.End && int(c.End) <= len(content) {
 			c.Text = content[c.Start:c.End]
 		}
 	}

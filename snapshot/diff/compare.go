@@ -36,8 +36,10 @@ type edgeRow struct {
 }
 
 type chunkRow struct {
-	Note string `parquet:"note"`
-	Text string `parquet:"text"`
+	Note  string `parquet:"note"`
+	Start int32  `parquet:"start_byte"`
+	End   int32  `parquet:"end_byte"`
+	Text  string `parquet:"-"` // cut from the note's content
 }
 
 // side is everything Compare needs of one snapshot.
@@ -74,6 +76,16 @@ func load(s *snapshot.Snapshot) (*side, error) {
 	chunks, err := snapshot.ReadTable[chunkRow](filepath.Join(s.Dir, format.ChunksFile))
 	if err != nil {
 		return nil, fmt.Errorf("diff %s: %w", s.ID, err)
+	}
+	contents, err := s.NoteContents()
+	if err != nil {
+		return nil, fmt.Errorf("diff %s: %w", s.ID, err)
+	}
+	for i := range chunks {
+		c := &chunks[i]
+		if c.Text, err = snapshot.ChunkText(contents, c.Note, c.Start, c.End); err != nil {
+			return nil, fmt.Errorf("diff %s: %w", s.ID, err)
+		}
 	}
 	return &side{Manifest: s.Manifest, Notes: notes, Edges: edges, Chunks: chunks}, nil
 }

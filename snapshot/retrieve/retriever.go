@@ -76,7 +76,6 @@ type chunkRow struct {
 	Start      int32  `parquet:"start_byte"`
 	End        int32  `parquet:"end_byte"`
 	Line       int32  `parquet:"line"`
-	Text       string `parquet:"text"`
 	TextSHA256 string `parquet:"text_sha256"`
 }
 
@@ -106,9 +105,17 @@ func New(src Sources) (_ *Retriever, err error) {
 		if err != nil {
 			return nil, err
 		}
+		contents, err := s.NoteContents()
+		if err != nil {
+			return nil, err
+		}
 		rows = make([]format.Chunk, len(cr))
 		for i, c := range cr {
-			rows[i] = format.Chunk{ID: c.ID, Note: c.Note, Heading: c.Heading, Start: c.Start, End: c.End, Line: c.Line, Text: c.Text, TextSHA256: c.TextSHA256}
+			text, err := snapshot.ChunkText(contents, c.Note, c.Start, c.End)
+			if err != nil {
+				return nil, err
+			}
+			rows[i] = format.Chunk{ID: c.ID, Note: c.Note, Heading: c.Heading, Start: c.Start, End: c.End, Line: c.Line, Text: text, TextSHA256: c.TextSHA256}
 		}
 	}
 	if r.chunkVecs, err = r.openVectors(format.ChunkVectorsFile); err != nil {

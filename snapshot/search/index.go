@@ -93,10 +93,6 @@ type chunkRow struct {
 	TextSHA256 string `parquet:"text_sha256"`
 }
 
-type chunkTextRow struct {
-	Text string `parquet:"text"`
-}
-
 type noteRow struct {
 	ID     string   `parquet:"id"`
 	Path   string   `parquet:"path,optional"`
@@ -229,13 +225,15 @@ func (ix *Index) readTables() ([]noteRow, error) {
 		return nil, err
 	}
 	if ix.opts.Text {
-		texts, err := snapshot.ReadTable[chunkTextRow](filepath.Join(dir, format.ChunksFile))
+		contents, err := snapshot.ReadNoteContents(dir)
 		if err != nil {
 			return nil, err
 		}
-		ix.text = make([]string, len(texts))
-		for i, t := range texts {
-			ix.text[i] = t.Text
+		ix.text = make([]string, len(ix.chunk))
+		for i, c := range ix.chunk {
+			if ix.text[i], err = snapshot.ChunkText(contents, c.Note, c.Start, c.End); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if ix.edge, err = snapshot.ReadTable[edgeRow](filepath.Join(dir, format.EdgesFile)); err != nil {
