@@ -83,6 +83,26 @@ func Open(dir string, opts OpenOptions) (*Snapshot, error) {
 	return &Snapshot{ID: m.ID, Dir: dir, Manifest: m}, nil
 }
 
+// CheckFiles checks the named files of s against its manifest as Open
+// does with opts (sizes, xxh64 or sha256), several at once, and fails
+// with an error wrapping ErrInvalid naming the first that differs. A name
+// the manifest does not list is an error too. It lets a reader verify the
+// files it reads first, then the others while it reads them.
+func (s *Snapshot) CheckFiles(opts OpenOptions, names ...string) error {
+	files := make(map[string]format.FileInfo, len(names))
+	for _, n := range names {
+		fi, ok := s.Manifest.Files[n]
+		if !ok {
+			return fmt.Errorf("%w: %s: %s: not in the manifest", ErrInvalid, s.ID, n)
+		}
+		files[n] = fi
+	}
+	if problems := checkFiles(s.Dir, files, opts.mode()); len(problems) > 0 {
+		return fmt.Errorf("%w: %s: %s", ErrInvalid, s.ID, problems[0])
+	}
+	return nil
+}
+
 // ReadManifest reads and decodes dir's manifest and checks that it belongs
 // to dir, without checking the files it lists (Open and Verify do). Errors
 // about the manifest's content wrap ErrInvalid.
@@ -137,13 +157,23 @@ func Verify(dir string) (*format.Manifest, []Problem, error) {
 // file, several at once (a swap waits for the slowest); with extras it
 // also reports files m does not name.
 func check(dir string, m *format.Manifest, mode verifyMode, extras bool) []Problem {
-	names := make([]string, 0, len(m.Files))
-	for name := range m.Files {
+	problems := checkFiles(dir, m.Files, mode)
+	if extras {
+		problems = append(problems, extraFiles(dir, m)...)
+	}
+	return problems
+}
+
+// checkFiles compares the files of dir with their entries in files, sorted
+// by name.
+func checkFiles(dir string, files map[string]format.FileInfo, mode verifyMode) []Problem {
+	names := make([]string, 0, len(files))
+	for name := range files {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	// Largest first, so that the big files start hashing at once.
-	sort.SliceStable(names, func(i, j int) bool { return m.Files[names[i]].Size > m.Files[names[j]].Size })
+	sort.SliceStable(names, func(i, j int) bool { return files[names[i]].Size > files[names[j]].Size })
 	found := make([]*Problem, len(names))
 	var wg sync.WaitGroup
 	work := make(chan int)
@@ -152,7 +182,7 @@ func check(dir string, m *format.Manifest, mode verifyMode, extras bool) []Probl
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				found[i] = checkFile(dir, names[i], m.Files[names[i]], mode)
+				found[i] = checkFile(dir, names[i], files[names[i]], mode)
 			}
 		}()
 	}
@@ -168,9 +198,6 @@ func check(dir string, m *format.Manifest, mode verifyMode, extras bool) []Probl
 		}
 	}
 	sort.SliceStable(problems, func(i, j int) bool { return problems[i].File < problems[j].File })
-	if extras {
-		problems = append(problems, extraFiles(dir, m)...)
-	}
 	return problems
 }
 

@@ -288,3 +288,25 @@ func editManifest(t *testing.T, dir, old, new string) {
 		t.Fatal(err)
 	}
 }
+
+// TestCheckFiles: checking some files of a snapshot finds damage in those
+// and only those, in every mode, and refuses a name the manifest lacks.
+func TestCheckFiles(t *testing.T) {
+	s := publish(t, t.TempDir(), "")
+	flipByte(t, filepath.Join(s.Dir, "graph", "db"))
+	for _, opts := range []OpenOptions{{VerifyFast: true}, {VerifyChecksums: true}} {
+		if err := s.CheckFiles(opts, format.NotesFile); err != nil {
+			t.Errorf("%+v: intact %s: %v", opts, format.NotesFile, err)
+		}
+		err := s.CheckFiles(opts, format.NotesFile, "graph/db")
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "graph/db") {
+			t.Errorf("%+v: flipped graph/db: %v, want ErrInvalid naming it", opts, err)
+		}
+	}
+	if err := s.CheckFiles(OpenOptions{}, "graph/db"); err != nil {
+		t.Errorf("sizes only: a flipped byte keeps the size: %v", err)
+	}
+	if err := s.CheckFiles(OpenOptions{}, "nope.parquet"); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "nope.parquet") {
+		t.Errorf("a file the manifest lacks: %v", err)
+	}
+}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/snapshot"
 	"github.com/vaultgraph/vaultgraph/snapshot/codecontext"
 	"github.com/vaultgraph/vaultgraph/snapshot/embed"
@@ -22,10 +24,9 @@ import (
 // served; only that capability answers with the reason.
 var ErrUnavailable = errors.New("not available")
 
-// A component is one part of an opened snapshot. Components open
-// concurrently, each setting its own fields of the Snapshot; open registers
-// what it opened with s.addCloser; an error rejects the whole snapshot
-// (whatever the components opened is closed again). Components that depend on
+// A component is one part of an opened snapshot. open registers what it
+// opened with s.addCloser; an error rejects the whole snapshot (whatever
+// the components opened is closed again). Components that depend on
 // server configuration rather than on the snapshot's bytes record their
 // unavailability on s instead of failing, so that a server set up without,
 // say, an embedding model still serves notes and queries.
@@ -37,15 +38,24 @@ type component struct {
 	open func(ctx context.Context, st *Store, sn *snapshot.Snapshot, s *Snapshot) error
 }
 
+// The note index is read first, from tables verified before anything
+// else, while the rest of the snapshot is verified: nothing is decoded,
+// mapped or handed to the graph engine before its bytes are checked.
+var (
+	noteTables = []string{format.NotesFile, format.EdgesFile, format.ChunksFile}
+	notesFirst = component{"notes", openNotes}
+)
+
+// components open once every file is verified, concurrently with the
+// dependents.
 var components = []component{
-	{"notes", openNotes},
 	{"graph", openGraph},
 }
 
-// dependents build on the components above and open after them, in order:
-// the vector index and the link graph share the note index's rows rather
-// than read the tables again, and the code context searches notes through
-// the vector index.
+// dependents build on the note index and open in order, on one goroutine
+// beside the components: the vector index and the link graph share the
+// note index's rows rather than read the tables again, the code context
+// searches notes through the vector index, and the retriever needs both.
 var dependents = []component{
 	{"vectors", openVectors},
 	{"code", openCode},
@@ -72,27 +82,48 @@ func (st *Store) load(ctx context.Context, e snapshot.Entry) (*Snapshot, error) 
 	return s, nil
 }
 
-// openComponents opens the components concurrently: they read different
-// files, and a swap should take as little time as the slowest of them.
+// openComponents opens the components, as much at once as their
+// dependencies allow, since a swap should take as little time as the
+// slowest path: the note tables are verified and read while the other
+// files are verified, then the graph database opens beside the
+// components built on the note index.
 func (st *Store) openComponents(ctx context.Context, e snapshot.Entry, s *Snapshot) error {
-	sn, err := snapshot.Open(e.Dir, snapshot.OpenOptions{VerifyChecksums: st.opts.Verify, VerifyFast: true})
+	sn, err := snapshot.Open(e.Dir, snapshot.OpenOptions{})
 	if err != nil {
 		return err
 	}
 	s.Manifest = sn.Manifest
-	g, gctx := errgroup.WithContext(ctx)
-	for _, c := range components {
-		g.Go(func() error { return st.openComponent(gctx, c, sn, s) })
+	verify := snapshot.OpenOptions{VerifyChecksums: st.opts.Verify, VerifyFast: true}
+	var tables, rest []string
+	for name := range sn.Manifest.Files {
+		if slices.Contains(noteTables, name) {
+			tables = append(tables, name)
+		} else {
+			rest = append(rest, name)
+		}
 	}
+	if err := sn.CheckFiles(verify, tables...); err != nil {
+		return err
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return sn.CheckFiles(verify, rest...) })
+	g.Go(func() error { return st.openComponent(gctx, notesFirst, sn, s) })
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	for _, c := range dependents {
-		if err := st.openComponent(ctx, c, sn, s); err != nil {
-			return err
-		}
+	g, gctx = errgroup.WithContext(ctx)
+	for _, c := range components {
+		g.Go(func() error { return st.openComponent(gctx, c, sn, s) })
 	}
-	return nil
+	g.Go(func() error {
+		for _, c := range dependents {
+			if err := st.openComponent(gctx, c, sn, s); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return g.Wait()
 }
 
 func (st *Store) openComponent(ctx context.Context, c component, sn *snapshot.Snapshot, s *Snapshot) error {

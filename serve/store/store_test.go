@@ -433,6 +433,24 @@ func TestWatchFollowsEventsAndPolls(t *testing.T) {
 	}
 }
 
+// TestWatchServesARenamedSnapshotAtOnce: a snapshot renamed into place
+// (as the indexer publishes) is complete, so the watch rescans on its
+// event without waiting out the debounce, here longer than the test.
+func TestWatchServesARenamedSnapshotAtOnce(t *testing.T) {
+	f := newFixture(t)
+	f.publish()
+	st := f.store(Options{})
+	refresh(t, st)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- st.Watch(ctx, WatchOptions{Poll: -1, Debounce: time.Hour}) }()
+	defer func() { cancel(); <-done }()
+	for range 2 {
+		res := f.publish()
+		eventually(t, "watch serves "+res.ID+" before the debounce ends", func() bool { return st.Current() == res.ID })
+	}
+}
+
 // TestWatchSeesACopyCompleting copies a snapshot into place file by file
 // (as rsync or cp -r do, without a rename): the watcher must serve it once
 // it is complete, with polling off, whether the manifest comes last or

@@ -87,7 +87,15 @@ func (st *Store) Watch(ctx context.Context, opts WatchOptions) error {
 		case <-st.ctx.Done():
 			return nil
 		case ev := <-w.events():
-			if w.relevant(ev) {
+			switch w.relevant(ev) {
+			case complete:
+				// A snapshot renamed into place, manifest and all: nothing
+				// more is coming for it, so do not wait out the debounce.
+				debounce.Stop()
+				if !refresh("event") {
+					return nil
+				}
+			case relevant:
 				debounce.Reset(opts.Debounce)
 			}
 		case err := <-w.errors():
@@ -192,14 +200,14 @@ func (d *dirWatch) watchAncestor() {
 }
 
 // relevant reports whether ev may mean a new snapshot is complete or the
-// served one is gone. A new snapshot directory is watched itself until it
+// served one is gone, and whether a newer snapshot is complete already. A new snapshot directory is watched itself until it
 // is served, superseded or gone: one renamed into place is complete
 // already, but one being copied in (rsync, cp -r) completes later, and its
 // completion must be noticed without waiting for the next poll. The served
 // snapshot's directory is not watched itself: rm -rf ends with its Remove
 // in DATA/snapshots, and mv with a Rename there. A served snapshot whose
 // manifest alone is deleted is noticed by the next poll.
-func (d *dirWatch) relevant(ev fsnotify.Event) bool {
+func (d *dirWatch) relevant(ev fsnotify.Event) eventKind {
 	dir, name := filepath.Dir(ev.Name), filepath.Base(ev.Name)
 	gone := ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)
 	switch {
@@ -207,23 +215,54 @@ func (d *dirWatch) relevant(ev fsnotify.Event) bool {
 		// DATA/snapshots itself was created (watching DATA), or removed or
 		// renamed away, served snapshot and all.
 		d.ensure()
-		return ev.Has(fsnotify.Create) || gone
+		return relevantIf(ev.Has(fsnotify.Create) || gone)
 	case dir == d.snaps && gone && name == d.st.Current():
-		return true
+		return relevant
 	case dir == d.snaps && format.ValidSnapshotID(name) && ev.Has(fsnotify.Create):
-		if name > d.st.Current() && !d.partial[ev.Name] && d.w.Add(ev.Name) == nil {
+		if name <= d.st.Current() {
+			return relevant
+		}
+		if !d.partial[ev.Name] && d.w.Add(ev.Name) == nil {
 			d.partial[ev.Name] = true
 		}
-		return true
+		// The indexer renames a finished snapshot into place: its
+		// manifest, written last, is there from the first event on. (A
+		// copy that wrote its manifest early is rescanned again as the
+		// rest arrives, through the watch just added.)
+		if exists(filepath.Join(ev.Name, format.ManifestFile)) {
+			return complete
+		}
+		return relevant
 	case d.partial[dir]:
-		return ev.Has(fsnotify.Create) || ev.Has(fsnotify.Write) || ev.Has(fsnotify.Rename)
+		return relevantIf(ev.Has(fsnotify.Create) || ev.Has(fsnotify.Write) || ev.Has(fsnotify.Rename))
 	case d.ancestor != "" && dir == d.ancestor && ev.Has(fsnotify.Create) &&
 		(ev.Name == d.st.dataDir || strings.HasPrefix(d.st.dataDir, ev.Name+string(filepath.Separator))):
 		// A folder on the way to a data directory that did not exist.
 		d.ensure()
-		return true
+		return relevant
 	}
-	return false
+	return irrelevant
+}
+
+// eventKind is what a file system event means for the watch.
+type eventKind int
+
+const (
+	// irrelevant events change nothing served.
+	irrelevant eventKind = iota
+	// relevant events may mean a new snapshot is complete (or the served
+	// one gone): rescan once they settle (WatchOptions.Debounce).
+	relevant
+	// complete events are a newer snapshot that is complete already:
+	// rescan now.
+	complete
+)
+
+func relevantIf(b bool) eventKind {
+	if b {
+		return relevant
+	}
+	return irrelevant
 }
 
 func exists(p string) bool {
