@@ -156,8 +156,11 @@ func serveConfig(c *cli.Context, log *slog.Logger) (serve.Config, error) {
 		Addr:         c.String("addr"),
 		Store: store.Options{
 			Verify: c.Bool("verify"),
-			Embed:  embedConfig(c),
-			Search: search.Options{EfSearch: c.Int("ef")},
+			// The server's heap follows the snapshots it serves (GOMEMLIMIT
+			// overrides).
+			TuneHeap: true,
+			Embed:    embedConfig(c),
+			Search:   search.Options{EfSearch: c.Int("ef")},
 			// One connection per query slot: a query never waits for one.
 			GraphDB: graphdb.Options{BufferPoolSize: uint64(c.Int("graph-memory")) << 20, Connections: heavy,
 				Timeout: c.Duration("query-timeout"), MaxRows: c.Int("max-rows")},

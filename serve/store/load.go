@@ -68,6 +68,10 @@ var dependents = []component{
 // that requests take. On error nothing stays open.
 func (st *Store) load(ctx context.Context, e snapshot.Entry) (*Snapshot, error) {
 	start := time.Now()
+	if st.opts.TuneHeap {
+		tuner.loadStarted()
+		defer tuner.loadEnded()
+	}
 	releaseLease, err := snapshot.AcquireLease(st.dataDir, e.ID)
 	if err != nil {
 		return nil, err

@@ -42,6 +42,12 @@ type Options struct {
 	OpenGraph GraphOpener
 	// Log receives swaps, rejections and closes (discarded when nil).
 	Log *slog.Logger
+	// TuneHeap keeps the Go heap near what the open snapshots hold, by
+	// setting the runtime's soft memory limit after every swap (see
+	// heapTuner; GOMEMLIMIT in the environment wins). It changes
+	// process-wide state: for servers, not for libraries embedding a
+	// store.
+	TuneHeap bool
 }
 
 // Store serves the newest good snapshot of a data directory. Acquire is
@@ -108,6 +114,9 @@ func NewFrom(src Source, opts Options) (*Store, error) {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	if opts.TuneHeap {
+		tuner.register()
+	}
 	return &Store{
 		src: src, dataDir: dataDir, opts: opts, log: opts.Log,
 		rejected: map[string]rejection{}, seen: map[string]bool{},
@@ -249,8 +258,11 @@ func (st *Store) refresh(ctx context.Context, retry bool) (RefreshResult, error)
 		st.publish(s, res.Previous)
 		res.Current, res.Swapped = s.ID, true
 		// Loading decodes whole tables: return the garbage to the system
-		// rather than keep it resident until the heap next grows.
-		debug.FreeOSMemory()
+		// rather than keep it resident until the heap next grows (a
+		// tuned heap has done so as its load ended).
+		if !st.opts.TuneHeap {
+			debug.FreeOSMemory()
+		}
 		break
 	}
 	if deleted != "" && !res.Swapped {
@@ -325,8 +337,12 @@ func (st *Store) closed(s *Snapshot, err error) {
 	// A snapshot holds hundreds of megabytes for a large vault, and swaps
 	// are minutes apart: hand its memory back to the system now, so that
 	// the resident size follows the snapshot served instead of the peak
-	// of the last swap.
-	debug.FreeOSMemory()
+	// of the last swap (and lower the memory limit to match).
+	if st.opts.TuneHeap {
+		tuner.settle()
+	} else {
+		debug.FreeOSMemory()
+	}
 	st.nOpen.Add(-1)
 	st.open.Done()
 }
@@ -337,6 +353,9 @@ func (st *Store) closed(s *Snapshot, err error) {
 func (st *Store) Close(ctx context.Context) error {
 	if st.closing.Swap(true) {
 		return st.wait(ctx)
+	}
+	if st.opts.TuneHeap {
+		defer tuner.unregister()
 	}
 	st.cancel()
 	st.refreshMu.Lock()

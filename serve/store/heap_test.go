@@ -1,0 +1,65 @@
+package store
+
+import (
+	"context"
+	"math"
+	"runtime/debug"
+	"testing"
+)
+
+// TestTuneHeap: a store that tunes the heap sets the runtime's memory
+// limit to the live heap plus its headroom once a snapshot is served,
+// lowers it again after a swap, leaves a GOMEMLIMIT from the environment
+// alone, and gives the default back when it closes.
+func TestTuneHeap(t *testing.T) {
+	current := func() int64 { return debug.SetMemoryLimit(-1) }
+	defer debug.SetMemoryLimit(current())
+	debug.SetMemoryLimit(math.MaxInt64)
+
+	t.Run("tuned", func(t *testing.T) {
+		t.Setenv("GOMEMLIMIT", "")
+		f := newFixture(t)
+		f.publish()
+		st, err := New(f.data, Options{TuneHeap: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		refresh(t, st)
+		limit, live := current(), liveHeapBytes()
+		if limit == math.MaxInt64 || uint64(limit) < live+HeapHeadroom || uint64(limit) > 2*live+4*HeapHeadroom {
+			t.Errorf("memory limit %d after the first snapshot; live heap %d, headroom %d", limit, live, HeapHeadroom)
+		}
+		f.publish()
+		refresh(t, st)
+		if got := current(); got == math.MaxInt64 {
+			t.Errorf("memory limit lifted after a swap: %d", got)
+		}
+		if err := st.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got := current(); got != math.MaxInt64 {
+			t.Errorf("memory limit %d after the store closed, want the default", got)
+		}
+	})
+	t.Run("GOMEMLIMIT set", func(t *testing.T) {
+		t.Setenv("GOMEMLIMIT", "1GiB")
+		const mine = 3 << 30
+		debug.SetMemoryLimit(mine)
+		f := newFixture(t)
+		f.publish()
+		st, err := New(f.data, Options{TuneHeap: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		refresh(t, st)
+		if got := current(); got != mine {
+			t.Errorf("memory limit %d with GOMEMLIMIT set, want it left at %d", got, mine)
+		}
+		if err := st.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got := current(); got != mine {
+			t.Errorf("memory limit %d after close with GOMEMLIMIT set, want %d", got, mine)
+		}
+	})
+}
