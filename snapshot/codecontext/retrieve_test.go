@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -257,4 +258,106 @@ func TestParaphraseFindsCodeByVectors(t *testing.T) {
 	if got := ids(a.MustTest); !slices.Contains(got, "code:app/uploader/upload_test.go") {
 		t.Errorf("must_test %v lacks the uploader's test", got)
 	}
+}
+
+// TestPublicRepositoryAnswers checks the hand-checked answers of
+// testdata/codecontext/public.json on the public repositories they were
+// written for, indexed in place (only read) beside the demo vault, as
+// vaultgraph index does by default. It skips when a repository is absent
+// (as in CI).
+func TestPublicRepositoryAnswers(t *testing.T) {
+	raw, err := os.ReadFile("../../testdata/codecontext/public.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		Repo     string   `json:"repo"`
+		Question string   `json:"question"`
+		MustRead []string `json:"must_read"`
+		MustTest []string `json:"must_test"`
+	}
+	var file struct {
+		Questions []answer `json:"questions"`
+		Misses    []answer `json:"misses"`
+	}
+	if err := json.Unmarshal(raw, &file); err != nil {
+		t.Fatal(err)
+	}
+	holds := func(ix *codecontext.Index, q answer) (bool, string) {
+		a, err := ix.Retrieve(context.Background(), codecontext.Request{Question: q.Question})
+		if err != nil {
+			t.Fatal(err)
+		}
+		read, tests := ids(a.MustRead), ids(a.MustTest)
+		for _, id := range q.MustRead {
+			if !slices.Contains(read, id) {
+				return false, fmt.Sprintf("must_read %v lacks %s", read, id)
+			}
+		}
+		for _, id := range q.MustTest {
+			if !slices.Contains(tests, id) {
+				return false, fmt.Sprintf("must_test %v lacks %s", tests, id)
+			}
+		}
+		return true, ""
+	}
+	for _, repo := range []string{"flask", "hono"} {
+		t.Run(repo, func(t *testing.T) {
+			ix := publicIndex(t, repo)
+			for _, q := range file.Questions {
+				if ok, why := holds(ix, q); q.Repo == repo && !ok {
+					t.Errorf("%q: %s", q.Question, why)
+				}
+			}
+			for _, q := range file.Misses {
+				if ok, _ := holds(ix, q); q.Repo == repo && ok {
+					t.Errorf("%q now holds: move it from misses to questions in testdata/codecontext/public.json", q.Question)
+				}
+			}
+		})
+	}
+}
+
+// publicIndex indexes the demo vault and the public repository name
+// (/tmp/pub/NAME, or under VAULTGRAPH_PUBLIC_REPOS) with the BM25 stage
+// and the builtin embedder, checking that nothing under its .git changed.
+func publicIndex(t *testing.T, name string) *codecontext.Index {
+	t.Helper()
+	root := os.Getenv("VAULTGRAPH_PUBLIC_REPOS")
+	if root == "" {
+		root = "/tmp/pub"
+	}
+	repo := filepath.Join(root, name)
+	if _, err := os.Stat(filepath.Join(repo, ".git")); err != nil {
+		t.Skipf("%s is absent: clone the public repository there (see indexer/public_bench_test.go) or set VAULTGRAPH_PUBLIC_REPOS", repo)
+	}
+	before := gitrepotest.Checksums(t, repo)
+	e, err := embed.NewStatic()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := indexer.Run(context.Background(), indexer.Options{Vault: "../../testdata/demo-vault", Data: t.TempDir(),
+		Repos:  []indexer.Repo{{Name: name, Path: repo}},
+		Stages: []indexer.Stage{indexer.BM25Stage{}, &indexer.EmbedStage{Embedder: e}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, gitrepotest.Checksums(t, repo)); diff != "" {
+		t.Fatalf("indexing %s changed its .git (-before +after):\n%s", repo, diff)
+	}
+	s, err := snapshot.Open(res.Dir, snapshot.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes, err := search.Open(s, search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { notes.Close() })
+	ix, err := codecontext.Open(s, codecontext.Sources{Embedder: e, Notes: notes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
 }
