@@ -108,7 +108,11 @@ func deltaNote(res *archive.ExportResult) string {
 	if res.Base == "" {
 		return ""
 	}
-	return fmt.Sprintf(" as a delta on %s (%s, %d bytes, left out)", res.Base, plural(res.Omitted, "file"), res.OmittedBytes)
+	note := fmt.Sprintf(" as a delta on %s (%s, %d bytes, left out", res.Base, plural(res.Omitted, "file"), res.OmittedBytes)
+	if res.Patched > 0 {
+		note += fmt.Sprintf("; %s as patches of %d bytes", plural(res.Patched, "file"), res.PatchBytes)
+	}
+	return note + ")"
 }
 
 // archiveJSON is what export and import print with --json.
@@ -132,6 +136,10 @@ type archiveJSON struct {
 	Base         string `json:"base,omitempty"`
 	Omitted      int    `json:"omitted,omitempty"`
 	OmittedBytes int64  `json:"omitted_bytes,omitempty"`
+	// Patched files travel as patches of the base's file of that name,
+	// of PatchBytes bytes in all.
+	Patched    int   `json:"patched,omitempty"`
+	PatchBytes int64 `json:"patch_bytes,omitempty"`
 }
 
 func exportJSON(res *archive.ExportResult, file string, written int64, c archive.Compression) archiveJSON {
@@ -140,7 +148,7 @@ func exportJSON(res *archive.ExportResult, file string, written int64, c archive
 		comp = string(archive.None)
 	}
 	return archiveJSON{Snapshot: res.ID, File: file, Files: res.Files, Bytes: res.Bytes, ArchiveBytes: written, Compression: comp,
-		Base: res.Base, Omitted: res.Omitted, OmittedBytes: res.OmittedBytes}
+		Base: res.Base, Omitted: res.Omitted, OmittedBytes: res.OmittedBytes, Patched: res.Patched, PatchBytes: res.PatchBytes}
 }
 
 // archiveSize says how many bytes of archive, of which compression, were

@@ -12,6 +12,12 @@
 //	<id>/<file>             every file the manifest names, in byte order of
 //	                        their names, nothing else
 //
+// A delta (ExportOptions.Base) leaves out the files its base has unchanged
+// (PAX records on the manifest's entry name the base and those files) and
+// may carry a changed file as a patch of the base's file of the same name
+// (patch.go): an entry with a VAULTGRAPH.patch record, whose size is the
+// patch's, smaller than the file's.
+//
 // Entries are regular files with mode 0644, owner 0:0 and the snapshot's
 // creation time (to the second), so one snapshot always exports to the same
 // bytes. Extracted with tar, an archive is a snapshot directory named by

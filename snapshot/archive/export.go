@@ -66,6 +66,10 @@ type ExportResult struct {
 	Base         string
 	Omitted      int
 	OmittedBytes int64
+	// Patched counts the files of a delta sent as patches of the base's
+	// file of the same name (patch.go), PatchBytes the patches' bytes.
+	Patched    int
+	PatchBytes int64
 }
 
 // Export writes the snapshot in dir to w as an archive (see the package
@@ -94,9 +98,9 @@ func Export(ctx context.Context, w io.Writer, dir string, opts ExportOptions) (*
 	}
 	res := &ExportResult{ID: s.ID}
 	var omit map[string]bool
+	var base *snapshot.Snapshot
 	if opts.Base != "" {
-		base, err := snapshot.Open(opts.Base, snapshot.OpenOptions{})
-		if err != nil {
+		if base, err = snapshot.Open(opts.Base, snapshot.OpenOptions{}); err != nil {
 			return nil, fmt.Errorf("export: base: %w", err)
 		}
 		if base.ID == s.ID {
@@ -104,7 +108,7 @@ func Export(ctx context.Context, w io.Writer, dir string, opts ExportOptions) (*
 		}
 		res.Base, omit = base.ID, sharedFiles(s.Manifest, base.Manifest)
 	}
-	err = writeTar(ctx, out, s, raw, omit, res)
+	err = writeTar(ctx, out, s, base, raw, omit, res)
 	if zw != nil {
 		err = errors.Join(err, zw.Close())
 	}
@@ -126,7 +130,7 @@ func sharedFiles(m, base *format.Manifest) map[string]bool {
 	return out
 }
 
-func writeTar(ctx context.Context, w io.Writer, s *snapshot.Snapshot, manifest []byte, omit map[string]bool, res *ExportResult) error {
+func writeTar(ctx context.Context, w io.Writer, s, base *snapshot.Snapshot, manifest []byte, omit map[string]bool, res *ExportResult) error {
 	tw := tar.NewWriter(w)
 	mtime := s.Manifest.Created.UTC().Truncate(time.Second)
 	header := func(rel string, size int64) *tar.Header {
@@ -168,16 +172,49 @@ func writeTar(ctx context.Context, w io.Writer, s *snapshot.Snapshot, manifest [
 			res.OmittedBytes += want.Size
 			continue
 		}
+		path := filepath.Join(s.Dir, filepath.FromSlash(name))
+		if b, ok := baseFile(base, name); ok {
+			// A file of the base by that name: a patch of it when that
+			// saves a tenth of the file or more.
+			patch, err := makePatch(filepath.Join(base.Dir, filepath.FromSlash(name)), b.SHA256, path, want.SHA256, want.Size-want.Size/10)
+			if err != nil {
+				return fmt.Errorf("%w: %s: %w", snapshot.ErrInvalid, name, err)
+			}
+			if patch != nil {
+				h := header(name, int64(len(patch)))
+				h.Format, h.PAXRecords = tar.FormatPAX, map[string]string{paxPatch: b.SHA256}
+				if err := tw.WriteHeader(h); err != nil {
+					return err
+				}
+				if _, err := tw.Write(patch); err != nil {
+					return err
+				}
+				res.Files++
+				res.Bytes += want.Size
+				res.Patched++
+				res.PatchBytes += int64(len(patch))
+				continue
+			}
+		}
 		if err := tw.WriteHeader(header(name, want.Size)); err != nil {
 			return err
 		}
-		if err := copyChecked(tw, filepath.Join(s.Dir, filepath.FromSlash(name)), name, want); err != nil {
+		if err := copyChecked(tw, path, name, want); err != nil {
 			return err
 		}
 		res.Files++
 		res.Bytes += want.Size
 	}
 	return tw.Close()
+}
+
+// baseFile is the base's file of that name, as its manifest lists it.
+func baseFile(base *snapshot.Snapshot, name string) (format.FileInfo, bool) {
+	if base == nil {
+		return format.FileInfo{}, false
+	}
+	fi, ok := base.Manifest.Files[name]
+	return fi, ok && fi.Size > 0
 }
 
 // copyChecked copies exactly want.Size bytes of the file at p to w and

@@ -122,7 +122,7 @@ func Import(ctx context.Context, r io.Reader, dataDir string, opts ImportOptions
 		return nil, err
 	}
 	if present {
-		return checkArchive(tr, stream, dataDir, raw, m, total, omitted, res)
+		return checkArchive(tr, stream, dataDir, raw, m, total, omitted, presentBase(dataDir, id, m, d), res)
 	}
 	var base *snapshot.Snapshot
 	if d != nil {
@@ -143,7 +143,7 @@ func Import(ctx context.Context, r io.Reader, dataDir string, opts ImportOptions
 		return nil, err
 	}
 	if present {
-		return checkArchive(tr, stream, dataDir, raw, m, total, omitted, res)
+		return checkArchive(tr, stream, dataDir, raw, m, total, omitted, presentBase(dataDir, id, m, d), res)
 	}
 	// After RemoveLeftovers, which may have freed space.
 	if err := checkSpace(dataDir, id, total+int64(len(raw))); err != nil {
@@ -165,7 +165,7 @@ func Import(ctx context.Context, r io.Reader, dataDir string, opts ImportOptions
 		}
 	}
 	allowFiles(stream, m, total)
-	if err := extract(tr, id, m, omitted, res, func(r io.Reader, rel string, want format.FileInfo) error {
+	if err := extract(tr, id, m, omitted, base, res, func(r io.Reader, rel string, want format.FileInfo) error {
 		return writeChecked(r, dir, rel, want)
 	}); err != nil {
 		return nil, err
@@ -187,9 +187,9 @@ func Import(ctx context.Context, r io.Reader, dataDir string, opts ImportOptions
 // a writer at the other end of a pipe (export | import) finish without a
 // broken pipe.
 func checkArchive(tr *tar.Reader, stream *boundedReader, dataDir string, raw []byte, m *format.Manifest, total int64,
-	omitted map[string]bool, res *ImportResult) (*ImportResult, error) {
+	omitted map[string]bool, base *snapshot.Snapshot, res *ImportResult) (*ImportResult, error) {
 	allowFiles(stream, m, total)
-	if err := extract(tr, res.ID, m, omitted, res, checkOnly); err != nil {
+	if err := extract(tr, res.ID, m, omitted, base, res, checkOnly); err != nil {
 		return nil, err
 	}
 	res.Files++
@@ -347,7 +347,12 @@ func readDelta(hdr *tar.Header, m *format.Manifest) (*delta, error) {
 // checks its bytes: writeChecked, checkOnly). Each entry's header is
 // checked against the manifest before any of its bytes are read: a
 // regular file, declared, not seen before, of the declared size.
-func extract(tr *tar.Reader, id string, m *format.Manifest, omitted map[string]bool, res *ImportResult,
+//
+// An entry with a paxPatch record is a patch of base's file of the same
+// name (patch.go), which base's manifest must list with the sha256 the
+// record names; write gets the bytes the patch makes. Without a base (a
+// snapshot already present whose base is gone) a patch is only read.
+func extract(tr *tar.Reader, id string, m *format.Manifest, omitted map[string]bool, base *snapshot.Snapshot, res *ImportResult,
 	write func(r io.Reader, rel string, want format.FileInfo) error) error {
 	seen := make(map[string]bool, len(m.Files))
 	for {
@@ -372,6 +377,7 @@ func extract(tr *tar.Reader, id string, m *format.Manifest, omitted map[string]b
 			return fmt.Errorf("%w: entry %q is not a regular file (%s)", ErrCorrupt, hdr.Name, what)
 		}
 		want, listed := m.Files[rel]
+		patchOf, patch := hdr.PAXRecords[paxPatch]
 		switch {
 		case !listed:
 			return fmt.Errorf("%w: %s (%d bytes) is not in the manifest", ErrCorrupt, rel, hdr.Size)
@@ -379,12 +385,27 @@ func extract(tr *tar.Reader, id string, m *format.Manifest, omitted map[string]b
 			return fmt.Errorf("%w: %s appears twice", ErrCorrupt, rel)
 		case omitted[rel]:
 			return fmt.Errorf("%w: %s is in the archive, which says it is taken from the base snapshot", ErrCorrupt, rel)
-		case hdr.Size != want.Size:
+		case patch && omitted == nil:
+			return fmt.Errorf("%w: %s is a patch in an archive that is not a delta", ErrCorrupt, rel)
+		case patch && hdr.Size >= want.Size:
+			return fmt.Errorf("%w: %s is a patch of %d bytes for a file of %d", ErrCorrupt, rel, hdr.Size, want.Size)
+		case !patch && hdr.Size != want.Size:
 			return fmt.Errorf("%w: %s is %d bytes in the archive, the manifest declares %d", ErrCorrupt, rel, hdr.Size, want.Size)
 		}
 		seen[rel] = true
-		if err := write(tr, rel, want); err != nil {
-			return err
+		var err2 error
+		switch {
+		case !patch:
+			err2 = write(tr, rel, want)
+		case base == nil:
+			// Only a snapshot already present, whose base is gone, is
+			// checked without one: its patches cannot be applied.
+			_, err2 = io.Copy(io.Discard, tr)
+		default:
+			err2 = writePatched(tr, base, rel, patchOf, want, write)
+		}
+		if err2 != nil {
+			return err2
 		}
 		res.Files++
 		res.Bytes += want.Size
@@ -400,6 +421,52 @@ func extract(tr *tar.Reader, id string, m *format.Manifest, omitted map[string]b
 		return fmt.Errorf("%w: truncated: %d of %d files missing (first: %s)", ErrCorrupt, len(missing), len(m.Files), missing[0])
 	}
 	return nil
+}
+
+// writePatched hands write the bytes the patch read from r makes of
+// base's file rel, which base's manifest must list with the sha256 sum.
+func writePatched(r io.Reader, base *snapshot.Snapshot, rel, sum string, want format.FileInfo,
+	write func(r io.Reader, rel string, want format.FileInfo) error) error {
+	if base == nil {
+		return fmt.Errorf("%w: %s is a patch of the base snapshot's file, and there is no base", ErrMissingBase, rel)
+	}
+	if fi, ok := base.Manifest.Files[rel]; !ok || fi.SHA256 != sum {
+		return fmt.Errorf("%w: %s is a patch of a file that snapshot %s does not have; export it without --base; nothing was imported",
+			ErrMissingBase, rel, base.ID)
+	}
+	bf, err := os.Open(filepath.Join(base.Dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return fmt.Errorf("import %s from snapshot %s: %w", rel, base.ID, err)
+	}
+	defer bf.Close()
+	fi, err := bf.Stat()
+	if err != nil {
+		return fmt.Errorf("import %s from snapshot %s: %w", rel, base.ID, err)
+	}
+	pr, pw := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		pw.CloseWithError(applyPatch(pw, r, bf, fi.Size(), want.Size))
+	}()
+	err = write(pr, rel, want)
+	pr.CloseWithError(errors.New("import: the patched file was read to its end")) // unblock the patcher
+	<-done
+	return err
+}
+
+// presentBase is the base of a delta archive of a snapshot dataDir already
+// holds, to check its patches against; nil when it is not a delta or the
+// base is not there (its patches are then only read).
+func presentBase(dataDir, id string, m *format.Manifest, d *delta) *snapshot.Snapshot {
+	if d == nil {
+		return nil
+	}
+	base, err := openBase(dataDir, id, m, d)
+	if err != nil {
+		return nil
+	}
+	return base
 }
 
 // writeChecked creates dir/rel, never overwriting, and fills it from r
