@@ -55,6 +55,47 @@ post query-labels '{"query": "MATCH (n) UNWIND labels(n) AS label RETURN label, 
 post graph '{"action": "neighbors", "sourcePath": "Order Model Part"}'
 post retrieve '{"question": "what does the winter release depend on, and who reviews it?", "k": 5, "depth": 1}'
 
+# The routes above send one request body again and again, which the
+# server answers from its answer cache after the first time (--answer-cache).
+# These send a different body every time, so every answer is computed:
+# a one-hop query from each note in turn, and the retrieval question with
+# a number that changes (each wrk thread takes its own numbers).
+(cd "$WORK/vault" && find . -name '*.md' | sed 's|^\./||' | sort) > "$WORK/paths.txt"
+varied() { # name: a wrk script whose body(i) (Lua, on stdin) makes request i's body
+  {
+    echo "local PATHS, THREADS = '$WORK/paths.txt', $THREADS"
+    cat <<'LUA'
+local threads = 0
+function setup(thread) thread:set("id", threads); threads = threads + 1 end
+local paths = {}
+for line in io.lines(PATHS) do paths[#paths + 1] = line end
+local function json(s) return '"' .. s:gsub('\\', '\\\\'):gsub('"', '\\"') .. '"' end
+local n = 0
+function request()
+  local i = n * THREADS + id -- unique across threads
+  n = n + 1
+  return wrk.format("POST", nil, {["Content-Type"] = "application/json"}, body(i, paths, json))
+end
+LUA
+    cat
+  } > "$WORK/$1.lua"
+}
+varied query-links-varied <<'LUA'
+function body(i, paths, json)
+  return '{"query": "MATCH (a)-[:links_to]->(b) WHERE a.path = $p RETURN b.title, b.path ORDER BY b.title LIMIT 20", "params": {"p": ' .. json(paths[i % #paths + 1]) .. '}}'
+end
+LUA
+varied query-labels-varied <<'LUA'
+function body(i)
+  return '{"query": "MATCH (n) UNWIND labels(n) AS label RETURN label, count(*) AS notes ORDER BY notes DESC LIMIT ' .. (1000 + i) .. '"}'
+end
+LUA
+varied retrieve-varied <<'LUA'
+function body(i)
+  return '{"question": "what does the winter release ' .. i .. ' depend on, and who reviews it?", "k": 5, "depth": 1}'
+end
+LUA
+
 run() { # name path [script]
   echo "== $1: ${3:+POST }$2${3:+ ($3)}"
   wrk -t"$THREADS" -c"$CONN" -d"$DURATION" --latency ${3:+-s "$WORK/$3.lua"} "$URL$2" |
@@ -69,8 +110,11 @@ run query-typed /query query-typed
 run query-labels /query query-labels
 run graph /graph graph
 run retrieve /retrieve retrieve
+run query-links-varied /query query-links-varied
+run query-labels-varied /query query-labels-varied
+run retrieve-varied /retrieve retrieve-varied
 echo "resident memory after load: $(rss)"
-curl -s "$URL/metrics" | grep -E '^vaultgraph_heavy_requests_rejected_total'
+curl -s "$URL/metrics" | grep -E '^vaultgraph_(heavy_requests_rejected_total|answer_cache_(hits|misses)_total)'
 
 echo "== publish to first response ($SWAPS incremental index runs)"
 "$WORK/vgbench" swap -url "$URL" -vault "$WORK/vault" -data "$WORK/data" -bin "$VG" -n "$SWAPS"
