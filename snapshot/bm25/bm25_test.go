@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -143,4 +144,28 @@ func FuzzDecode(f *testing.F) {
 		}
 		ix.Search([]string{"search", "crawler"}, 5)
 	})
+}
+
+// TestRecycledScores: a slice handed back to Recycle and reused by Scores
+// holds the new query's scores only, as a fresh one does.
+func TestRecycledScores(t *testing.T) {
+	data, _ := sample(t)
+	ix, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := append([]float32(nil), ix.Scores(Tokenize("crawler"))...)
+	for range 3 {
+		ix.Recycle(ix.Scores(Tokenize("how many hours does Zoe contribute 250000 search")))
+		got := ix.Scores(Tokenize("crawler"))
+		if fmt.Sprint(got) != fmt.Sprint(fresh) {
+			t.Fatalf("scores after a recycled query %v, want %v", got, fresh)
+		}
+		ix.Recycle(got)
+	}
+	ix.Recycle(make([]float32, 2)) // another length: not kept
+	if got := ix.Scores(Tokenize("crawler")); len(got) != ix.Docs() {
+		t.Fatalf("scores of length %d, want %d", len(got), ix.Docs())
+	}
+	(*Index)(nil).Recycle(fresh)
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"sync"
 
 	"github.com/vaultgraph/vaultgraph/format"
 )
@@ -32,6 +33,10 @@ type Index struct {
 	postings        []byte
 	tokenizer       uint32
 	postingsEntries uint64
+	// free holds score slices handed back by Recycle (*[]float32), so
+	// that a server scoring every query does not allocate a slice the
+	// size of the corpus each time.
+	free sync.Pool
 }
 
 // Open reads and decodes the index file at path.
@@ -222,9 +227,16 @@ func (ix *Index) idf(t int) float64 {
 
 // Scores returns the BM25 score of every document for the query terms
 // (Tokenize's output; duplicates count once), indexed by document. Terms
-// the index does not know add nothing.
+// the index does not know add nothing. The slice is the caller's; a caller
+// done with it may hand it to Recycle for a later Scores to reuse.
 func (ix *Index) Scores(terms []string) []float32 {
-	scores := make([]float32, ix.docs)
+	var scores []float32
+	if p, ok := ix.free.Get().(*[]float32); ok && len(*p) == ix.docs {
+		scores = *p
+		clear(scores)
+	} else {
+		scores = make([]float32, ix.docs)
+	}
 	seen := map[string]bool{}
 	for _, term := range terms {
 		if seen[term] {
@@ -250,6 +262,15 @@ func (ix *Index) Scores(terms []string) []float32 {
 		}
 	}
 	return scores
+}
+
+// Recycle hands back a slice Scores returned, which the caller must not
+// use afterwards. It is safe for concurrent use, and does nothing on a nil
+// Index.
+func (ix *Index) Recycle(scores []float32) {
+	if ix != nil && len(scores) == ix.docs && ix.docs > 0 {
+		ix.free.Put(&scores)
+	}
 }
 
 // Hit is a document and its score.

@@ -54,6 +54,7 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (*Result, error) 
 	}
 	q := &question{r: r, p: p, vec: vecs[0], fit: map[int32]float64{}, best: map[int32]int32{}}
 	q.lexicalScores()
+	defer r.lexical.Recycle(q.lex)
 	if err := q.seed(); err != nil {
 		return nil, err
 	}

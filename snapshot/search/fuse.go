@@ -62,7 +62,9 @@ func (ix *Index) lexicalChunks(text string, n int, keep func(int32) bool) []bm25
 			}
 		}
 	}
-	return bm25.Top(scores, n)
+	hits := bm25.Top(scores, n)
+	ix.lexical.Recycle(scores)
+	return hits
 }
 
 // fusedChunks merges a vector ranking and a BM25 ranking of chunks: each
