@@ -15,6 +15,7 @@ const (
 	WarnEdgeProperties  = "edge-properties"   // a malformed {...} block; edge kept without it
 	WarnDuplicateEdgeID = "duplicate-edge-id" // two edges pin the same id; the later one gets a derived id
 	WarnPathConflict    = "path-conflict"     // two files differ only by case
+	WarnInvalidName     = "invalid-name"      // a file or folder name that is not UTF-8; not indexed (its file field has U+FFFD for each run of bad bytes)
 	// Code beside the notes (see code.go).
 	WarnUnresolvedCodeLink = "unresolved-code-link" // a note's code: target names no tracked file or symbol; the edge is kept
 	WarnCodeSkipped        = "code-skipped"         // a tracked file not read (too large, a symlink, a submodule)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/vaultgraph/vaultgraph/format"
 )
@@ -95,6 +96,13 @@ func (w *walker) dir(abs, rel string) error {
 		}
 		childRel := path.Join(rel, name)
 		if w.ignore.match(childRel) {
+			continue
+		}
+		if !utf8.ValidString(name) {
+			// A note's path is its id in every table and query, and
+			// the graph engine refuses strings that are not UTF-8.
+			w.warn(strings.ToValidUTF8(childRel, "\uFFFD"), format.WarnInvalidName,
+				"the name is not valid UTF-8; not indexed (rename it)")
 			continue
 		}
 		if err := w.entry(filepath.Join(abs, name), childRel, de); err != nil {

@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -193,5 +194,30 @@ func TestWalkTooLargeMessageIsStable(t *testing.T) {
 	read := readOne(vaultFile{Path: "Log.md", Abs: filepath.Join(root, "Log.md")}, 100)
 	if read.Warning == nil || *read.Warning != before[0] {
 		t.Errorf("read warning %+v, walk warning %+v: want the same", read.Warning, before[0])
+	}
+}
+
+// TestRunSkipsNamesThatAreNotUTF8: a file (or folder) whose name is not
+// UTF-8 is left out with a warning, and the rest of the vault is indexed,
+// graph included (the graph engine refuses strings that are not UTF-8,
+// and such a name made the whole run fail).
+func TestRunSkipsNamesThatAreNotUTF8(t *testing.T) {
+	root := writeVault(t, map[string]string{"Index.md": "[[Other]]\n", "Other.md": "other\n"})
+	must(t, os.WriteFile(filepath.Join(root, "bad\xff\xfe.md"), []byte("[[Index]]\n"), 0o644))
+	must(t, os.MkdirAll(filepath.Join(root, "dir\xff", "sub"), 0o755))
+	must(t, os.WriteFile(filepath.Join(root, "dir\xff", "sub", "Note.md"), []byte("[[Index]]\n"), 0o644))
+	res, err := Run(context.Background(), Options{Vault: root, Data: t.TempDir(), Stages: []Stage{GraphStage{BufferPoolSize: 64 << 20}}})
+	must(t, err)
+	if res.Manifest.Counts.Notes != 2 || res.Manifest.Graph == nil || res.Manifest.Graph.Notes != 2 {
+		t.Fatalf("counts %+v, graph %+v: want the 2 notes with UTF-8 names", res.Manifest.Counts, res.Manifest.Graph)
+	}
+	var got []string
+	for _, w := range res.Manifest.Warnings {
+		if w.Kind == format.WarnInvalidName {
+			got = append(got, w.File)
+		}
+	}
+	if want := []string{"bad\uFFFD.md", "dir\uFFFD"}; !cmp.Equal(got, want) {
+		t.Errorf("invalid-name warnings for %q, want %q", got, want)
 	}
 }
