@@ -28,6 +28,12 @@ bench:
 bench-serve:
     serve/bench/bench.sh /tmp/vaultgraph-bench
 
+# The torture suite: kill -9 during index runs, a corruption table over
+# every file of a snapshot, hostile vaults and abusive requests against a
+# running server (ci/torture/doc.go; takes a few minutes, not part of test).
+torture:
+    go run ./ci/torture
+
 # Regenerate golden files after an intended change; review the diff.
 golden:
     go test ./indexer/ ./snapshot/graphdb/ -update

@@ -22,7 +22,8 @@ import (
 //     built-in columns of NoteBuiltins (modified is null for stubs), the
 //     internal column vg_keys (the vault-level names of the properties the
 //     note has a value for, which keys(n) returns), and one typed column per
-//     frontmatter or inline property key found in any note;
+//     frontmatter or inline property key found in any note, for at most
+//     DefaultPropertyColumns keys (see Property columns below);
 //   - a relationship table of its own for each of the most frequent edge
 //     types, at most DefaultTypedEdgeTables of them (the builder may be
 //     told another bound): links_to and embeds first, whose tables always
@@ -37,7 +38,27 @@ import (
 // of EdgeBuiltins, the internal columns vg_type (the edge type as
 // written), vg_src and vg_dst (the note ids of the ends) and vg_keys, and
 // one typed column per edge property key found on any edge the table
-// holds.
+// holds, for at most DefaultPropertyColumns edge property keys.
+//
+// # Property columns
+//
+// Each table's columns cost the engine memory and time whether or not a
+// row has a value (20,000 frontmatter keys in one note filled a 512 MiB
+// buffer pool after 146 s and failed the run, and 256 integer keys were
+// enough to fill it). So the DefaultPropertyColumns
+// note property keys found on most notes (and as many edge property keys,
+// found on most edges) get a typed column; ties go by key. The other keys,
+// the long tail, are marked Tail in the manifest and held as text in two
+// list columns of the table, present only when the namespace has such a
+// key: GraphTailKeysColumn, the vault-level names of a row's tail
+// properties, and GraphTailValuesColumn, a null and then their values in
+// the same order (the null answers a lookup of a key the row lacks).
+// A value's text is what a typed column would hold: integers and floats as
+// Go prints them, booleans as true or false, dates as 2006-01-02,
+// datetimes as 2006-01-02 15:04:05.999999 (UTC), strings as they are;
+// a list of strings as each item after GraphTailSeparator and "=", any other list
+// as [a,b,c] of those texts. The translator casts the text back to the
+// property's type (and splits a list of strings).
 //
 // The manifest's EdgeTypes list every type with the table that holds its
 // edges. One table per type made a build quadratic in the number of types
@@ -113,8 +134,16 @@ const GraphFile = "graph.kuzu"
 // run, and its graph is not queried until then.
 //
 //	1: one relationship table per edge type
-//	2: a table for each of the most frequent types, one shared table (GraphEdgeTable) for the others
+//	2: a table for each of the most frequent types, one shared table (GraphEdgeTable) for the others;
+//	   typed columns for the most frequent property keys, tail columns for the others
 const GraphVersion = 2
+
+// DefaultPropertyColumns bounds the property keys of notes, and those of
+// edges, that get a typed column (see Property columns above). The
+// builder lowers it to fit its memory: Kuzu 0.11.3's COPY takes about 2
+// MiB of buffer pool per integer column (256 of them fill 512 MiB, 48 fill
+// 64 MiB), so it allows one column per 4 MiB.
+const DefaultPropertyColumns = 128
 
 // DefaultTypedEdgeTables bounds the edge types that get a relationship
 // table of their own. Each table adds about 60-80 ms to a build
@@ -165,6 +194,13 @@ const (
 	GraphTypeColumn   = "vg_type"
 	GraphSourceColumn = "vg_src"
 	GraphTargetColumn = "vg_dst"
+	// The long tail of property keys (see Property columns).
+	GraphTailKeysColumn   = "vg_tail_keys"
+	GraphTailValuesColumn = "vg_tail_values"
+	// GraphTailSeparator comes before each item of a list of strings
+	// held in a tail column (the character is replaced by a space inside
+	// items).
+	GraphTailSeparator = "\u241f"
 )
 
 // Prefixes of escaped names.
@@ -237,6 +273,9 @@ type GraphProperty struct {
 	// Conflict is set when the kinds could not share a type: the column is
 	// STRING and holds every value's text.
 	Conflict bool `json:"conflict,omitempty"`
+	// Tail is set for a key of the long tail: Column is empty, and the
+	// values are text in the table's tail columns.
+	Tail bool `json:"tail,omitempty"`
 	// Count is the number of notes or edges with a value.
 	Count int `json:"count"`
 }

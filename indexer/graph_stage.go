@@ -34,6 +34,9 @@ type GraphStage struct {
 	// TypedTables bounds the edge types with a relationship table of
 	// their own (format.DefaultTypedEdgeTables when 0).
 	TypedTables int
+	// PropertyColumns bounds the property keys with a typed column
+	// (format.DefaultPropertyColumns when 0).
+	PropertyColumns int
 	// UpdateLimit bounds the cost of updating the parent's graph, as a
 	// share of its rows (graphdb.DefaultUpdateLimit when 0, or
 	// DefaultCodeGraphUpdateLimit for a snapshot with code; 1 always
@@ -66,7 +69,7 @@ func (s GraphStage) Run(ctx context.Context, b *Build) error {
 		meter.Update(done)
 	}
 	defer func() { meter.Done() }()
-	opts := graphdb.BuildOptions{BufferPoolSize: s.BufferPoolSize, Threads: s.Threads, TypedTables: s.TypedTables, Log: b.Log, Progress: progress}
+	opts := graphdb.BuildOptions{BufferPoolSize: s.BufferPoolSize, Threads: s.Threads, TypedTables: s.TypedTables, PropertyColumns: s.PropertyColumns, Log: b.Log, Progress: progress}
 	notes, edges := b.Notes, b.Edges
 	if hasCode(b) {
 		// Code rows join the notes as nodes labelled CodeFile and Symbol,

@@ -54,8 +54,8 @@ var hostileVaults = []hostileVault{
 	{"one note with 20,000 inline-field properties", func(dir string) error {
 		return writeNote(dir, "Props.md", repeat(20000, func(i int) string { return fmt.Sprintf("prop%05d:: value %d", i, i) }))
 	}, "MATCH (n) WHERE n.prop00007 IS NOT NULL RETURN n.title", "[Props]"},
-	{"a 7 MB note (under the size limit)", func(dir string) error {
-		return writeNote(dir, "Huge.md", "# Huge\n"+repeat(100000, func(i int) string {
+	{"a 6 MB note (under the size limit)", func(dir string) error {
+		return writeNote(dir, "Huge.md", "# Huge\n"+repeat(70000, func(i int) string {
 			return fmt.Sprintf("Paragraph %d links to [[Other %d]] and #tag%d with some words to fill the line out.", i, i%500, i%50)
 		}))
 	}, "MATCH (n {title: 'Huge'})-[:links_to]->(m) RETURN count(DISTINCT m)", "[500]"},
@@ -77,10 +77,10 @@ var hostileVaults = []hostileVault{
 	{"frontmatter nested 10,000 deep (flow lists)", func(dir string) error {
 		return writeNote(dir, "Deep.md", "---\ndeep: "+strings.Repeat("[", 10000)+strings.Repeat("]", 10000)+"\nok: 1\n---\nbody\n")
 	}, "MATCH (n {title: 'Deep'}) RETURN n.title", "[Deep]"},
-	{"frontmatter nested 5,000 deep (block maps)", func(dir string) error {
+	{"frontmatter nested 1,000 deep (block maps)", func(dir string) error {
 		var b strings.Builder
 		b.WriteString("---\n")
-		for i := range 5000 {
+		for i := range 1000 {
 			b.WriteString(strings.Repeat(" ", i) + "k:\n")
 		}
 		b.WriteString("---\nbody\n")
@@ -129,7 +129,7 @@ var hostileVaults = []hostileVault{
 			}
 		}
 		return writeNote(dir, "Index.md", "index\n")
-	}, "MATCH (n {title: 'Index'})<-[:links_to]-(m) RETURN count(m)", "[6]"},
+	}, "MATCH (n {title: 'Index'})<-[:links_to]-(m) RETURN count(m)", "[5]"},
 	{"a folder nested 100 deep and a 250-byte name", func(dir string) error {
 		deep := strings.Repeat("d/", 100)
 		if err := writeNote(dir, deep+"Bottom.md", "[["+strings.Repeat("n", 247)+"]]\n"); err != nil {

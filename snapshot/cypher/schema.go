@@ -105,6 +105,89 @@ func (s *schema) sharedTypes(types []string) []string {
 	return known
 }
 
+// noteAccess returns the expression that reads a note property or
+// built-in of x: its column, or, for a key of the long tail, a lookup in
+// the tail columns (see format's Property columns).
+func (t *translator) noteAccess(x Expr, name string, p Pos) (Expr, kind, bool) {
+	if prop, ok := t.s.noteProps[name]; ok && prop.Tail {
+		return t.tailLookup(x, prop, p), kindOfType(prop.Type), true
+	}
+	col, k, ok := t.s.noteColumn(name)
+	if !ok {
+		return nil, kind{}, false
+	}
+	return &Prop{P: p, X: x, Key: col}, k, true
+}
+
+// edgeAccess is noteAccess for a relationship of the given tables (nil:
+// any table).
+func (t *translator) edgeAccess(x Expr, name string, tables []string, p Pos) (Expr, kind, bool) {
+	col, k, ok := t.s.edgeColumn(name, tables)
+	if !ok {
+		return nil, kind{}, false
+	}
+	if _, builtin := t.s.edgeCols[name]; !builtin {
+		if prop := t.s.edgeProps[name]; prop.Tail {
+			return t.tailLookup(x, prop, p), k, true
+		}
+	}
+	return &Prop{P: p, X: x, Key: col}, k, true
+}
+
+// tailLookup reads a tail property of x: the value after the row's null
+// at the key's position (list_position gives 0 for a key the row lacks,
+// which picks the null), cast back to the property's type.
+func (t *translator) tailLookup(x Expr, prop format.GraphProperty, p Pos) Expr {
+	return t.bindOnce(x, func(x Expr) Expr {
+		pos := call("list_position", &Prop{P: p, X: x, Key: format.GraphTailKeysColumn}, strLit(prop.Name))
+		var e Expr = call("list_extract", &Prop{P: p, X: x, Key: format.GraphTailValuesColumn}, &Binary{Op: "+", L: pos, R: intLit(1)})
+		switch prop.Type {
+		case "STRING":
+		case "STRING[]":
+			// Each item is the separator, "=" and the item (the engine's
+			// split drops empty parts): keep the parts with the "=",
+			// without it.
+			a, b := t.newName("t"), t.newName("t")
+			parts := call("string_split", e, strLit(format.GraphTailSeparator))
+			kept := call("list_filter", parts, &Lambda{Params: []string{a}, Body: call("starts_with", &Var{Name: a}, strLit("="))})
+			e = call("list_transform", kept, &Lambda{Params: []string{b}, Body: call("substring", &Var{Name: b}, intLit(2), call("size", &Var{Name: b}))})
+		default:
+			e = &Cast{P: p, X: e, Type: prop.Type}
+		}
+		return e
+	})
+}
+
+// hasTail reports whether the notes' (node) or the edges' property keys
+// have a long tail, whose tables then have the tail columns.
+func (s *schema) hasTail(node bool) bool {
+	props := s.g.EdgeProperties
+	if node {
+		props = s.g.NoteProperties
+	}
+	for _, p := range props {
+		if p.Tail {
+			return true
+		}
+	}
+	return false
+}
+
+// tailNames lists the names of the long tail's properties.
+func (s *schema) tailNames(node bool) []string {
+	props := s.g.EdgeProperties
+	if node {
+		props = s.g.NoteProperties
+	}
+	var out []string
+	for _, p := range props {
+		if p.Tail {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
 // noteColumn returns the column and kind of a note property or built-in.
 func (s *schema) noteColumn(name string) (string, kind, bool) {
 	if typ, ok := s.noteCols[name]; ok {
@@ -139,7 +222,8 @@ func (s *schema) edgeColumn(name string, tables []string) (string, kind, bool) {
 
 // allProperties lists the vault-level property names and columns of a node
 // or of relationships of the given tables, in a stable order: built-ins
-// (but id) first, then properties by name.
+// (but id) first, then properties by name. Properties of the long tail
+// have no column and are not listed (see tailNames).
 func (s *schema) allProperties(node bool, tables []string) (names, cols []string) {
 	if node {
 		for _, c := range format.NoteBuiltins {
@@ -148,7 +232,9 @@ func (s *schema) allProperties(node bool, tables []string) (names, cols []string
 			}
 		}
 		for _, p := range s.g.NoteProperties {
-			names, cols = append(names, p.Name), append(cols, p.Column)
+			if !p.Tail {
+				names, cols = append(names, p.Name), append(cols, p.Column)
+			}
 		}
 		return names, cols
 	}
@@ -158,7 +244,7 @@ func (s *schema) allProperties(node bool, tables []string) (names, cols []string
 		}
 	}
 	for _, p := range s.g.EdgeProperties {
-		if _, _, ok := s.edgeColumn(p.Name, tables); ok {
+		if _, _, ok := s.edgeColumn(p.Name, tables); ok && !p.Tail {
 			names, cols = append(names, p.Name), append(cols, p.Column)
 		}
 	}

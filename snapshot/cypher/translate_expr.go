@@ -208,13 +208,13 @@ func (t *translator) property(x Expr, k kind, key string, p Pos) (Expr, kind) {
 	case kNull:
 		return nullLit(p), nullKind
 	case kNode:
-		if col, ck, ok := t.s.noteColumn(key); ok {
-			return &Prop{P: p, X: x, Key: col}, ck
+		if e, ck, ok := t.noteAccess(x, key, p); ok {
+			return e, ck
 		}
 		return nullLit(p), nullKind
 	case kRel:
-		if col, ck, ok := t.s.edgeColumn(key, k.tables); ok {
-			return &Prop{P: p, X: x, Key: col}, ck
+		if e, ck, ok := t.edgeAccess(x, key, k.tables, p); ok {
+			return e, ck
 		}
 		return nullLit(p), nullKind
 	case kMap:
@@ -232,11 +232,11 @@ func (t *translator) property(x Expr, k kind, key string, p Pos) (Expr, kind) {
 		// A node or relationship that came through a list: the same
 		// name has the same column on every table, so the lookup is
 		// right whichever it is.
-		if col, ck, ok := t.s.noteColumn(key); ok {
-			return &Prop{P: p, X: x, Key: col}, ck
+		if e, ck, ok := t.noteAccess(x, key, p); ok {
+			return e, ck
 		}
-		if col, ck, ok := t.s.edgeColumn(key, nil); ok {
-			return &Prop{P: p, X: x, Key: col}, ck
+		if e, ck, ok := t.edgeAccess(x, key, nil, p); ok {
+			return e, ck
 		}
 	}
 	return &Prop{P: p, X: x, Key: key}, unknownKind
@@ -599,6 +599,11 @@ func (t *translator) allPropsStruct(x Expr, k kind, p Pos) Expr {
 		out := &MapLit{P: p, Keys: []string{PropertiesMarker}, Values: []Expr{&Literal{Kind: LitBool, Bool: true}}}
 		out.Keys = append(out.Keys, names...)
 		out.Values = append(out.Values, vals...)
+		if t.s.hasTail(k.tag == kNode) {
+			// The result reader adds the tail's properties.
+			out.Keys = append(out.Keys, format.GraphTailKeysColumn, format.GraphTailValuesColumn)
+			out.Values = append(out.Values, &Prop{X: x, Key: format.GraphTailKeysColumn}, &Prop{X: x, Key: format.GraphTailValuesColumn})
+		}
 		return out
 	}
 	if k.tag != kNode && k.tag != kRel {
@@ -730,6 +735,7 @@ func (t *translator) properties(x Expr, k kind, p Pos) (Expr, kind) {
 		return x, k
 	}
 	names, _ := t.s.allProperties(k.tag == kNode, k.tables)
+	names = append(names, t.s.tailNames(k.tag == kNode)...)
 	return t.allPropsStruct(x, k, p), kind{tag: kMap, keys: names}
 }
 

@@ -311,10 +311,14 @@ func scrub(v any) any {
 // order), so rows are compared as sets when they differ in order only;
 // the translated query differs by design and is not compared.
 func TestConformanceSharedTable(t *testing.T) {
+	conformanceWith(t, indexer.GraphStage{BufferPoolSize: 128 << 20, TypedTables: 2})
+}
+
+func conformanceWith(t *testing.T, stage indexer.GraphStage) {
 	data := t.TempDir()
 	res, err := indexer.Run(context.Background(), indexer.Options{
 		Vault: demoVault, Data: data,
-		Stages: []indexer.Stage{indexer.GraphStage{BufferPoolSize: 128 << 20, TypedTables: 2}},
+		Stages: []indexer.Stage{stage},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -384,4 +388,11 @@ func sameOutcome(got, want golden) string {
 		return ""
 	}
 	return "rows:\n " + strings.Join(rows(got), "\n ") + "\nwant:\n " + strings.Join(rows(want), "\n ")
+}
+
+// TestConformanceTailProperties runs the conformance suite with one
+// note and one edge property key in a column of its own: every other
+// property is read from the tail columns.
+func TestConformanceTailProperties(t *testing.T) {
+	conformanceWith(t, indexer.GraphStage{BufferPoolSize: 128 << 20, TypedTables: 2, PropertyColumns: 1})
 }

@@ -78,3 +78,71 @@ func TestNoteWithThousandsOfEdgeTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestNoteWithThousandsOfPropertyKeys indexes a vault whose one note has
+// 20,000 frontmatter keys (issue 12's torture suite: one column per key
+// filled the engine's buffer pool and failed the run; 256 integer keys
+// were enough). The keys on most notes keep typed columns; the others are
+// read from the tail columns, typed alike.
+func TestNoteWithThousandsOfPropertyKeys(t *testing.T) {
+	vault := t.TempDir()
+	var wide strings.Builder
+	wide.WriteString("---\n")
+	for i := range 20000 {
+		fmt.Fprintf(&wide, "field%05d: %d\n", i, i)
+	}
+	wide.WriteString("tags: [a, b]\nlisted: [x, '', 'y z']\nwhen: 2024-01-02\n---\nbody\n")
+	if err := os.WriteFile(filepath.Join(vault, "Wide.md"), []byte(wide.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		text := fmt.Sprintf("---\nstatus: s%d\nfield19999: 7\n---\n", i%3)
+		if err := os.WriteFile(filepath.Join(vault, fmt.Sprintf("N%d.md", i)), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := indexer.Run(context.Background(), indexer.Options{Vault: vault, Data: t.TempDir(),
+		Stages: []indexer.Stage{indexer.GraphStage{BufferPoolSize: 64 << 20}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tail, columns := 0, 0
+	for _, p := range res.Manifest.Graph.NoteProperties {
+		if p.Tail {
+			tail++
+		} else {
+			columns++
+		}
+	}
+	if columns > format.DefaultPropertyColumns || tail < 20000-format.DefaultPropertyColumns {
+		t.Fatalf("%d keys with columns, %d in the tail", columns, tail)
+	}
+	db, err := graphdb.Open(res.Dir, graphdb.Options{BufferPoolSize: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, c := range []struct{ query, want string }{
+		{"MATCH (n) WHERE n.field12345 = 12345 RETURN n.title, n.field00042 + 1, n.when, n.listed", "[[Wide 43 2024-01-02 [x  y z]]]"},
+		{"MATCH (n) WHERE n.field19999 = 7 RETURN count(n)", "[[30]]"},
+		{"MATCH (n) WHERE n.status = 's1' RETURN count(n)", "[[10]]"},
+		{"MATCH (n {title: 'Wide'}) RETURN size(keys(n)) > 20000, properties(n).field00007, n.nope", "[[true 7 <nil>]]"},
+	} {
+		res, err := db.Query(context.Background(), c.query, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.query, err)
+		}
+		if got := fmt.Sprint(res.Rows); got != c.want {
+			t.Errorf("%s: %s, want %s", c.query, got, c.want)
+		}
+	}
+	// A node read whole carries the tail's properties, typed.
+	node, err := db.Query(context.Background(), "MATCH (n {title: 'Wide'}) RETURN n", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := node.Rows[0][0].(*graphdb.Node).Properties
+	if len(props) < 20000 || props["field00009"] != int64(9) {
+		t.Errorf("node has %d properties, field00009 = %#v", len(props), props["field00009"])
+	}
+}

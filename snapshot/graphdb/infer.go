@@ -21,10 +21,16 @@ type propColumn struct {
 	elemKinds map[string]bool
 	conflict  bool
 	count     int
+	// tail is set for a key without a column of its own: its values are
+	// text in the table's tail columns (format.GraphTailKeysColumn).
+	tail bool
 }
 
 func (c *propColumn) manifest() format.GraphProperty {
-	p := format.GraphProperty{Name: c.name, Column: c.column, Type: c.typ, Conflict: c.conflict, Count: c.count, Kinds: []string{}}
+	p := format.GraphProperty{Name: c.name, Column: c.column, Type: c.typ, Conflict: c.conflict, Tail: c.tail, Count: c.count, Kinds: []string{}}
+	if c.tail {
+		p.Column = ""
+	}
 	if c.key != c.name {
 		p.Key = c.key
 	}
@@ -261,6 +267,46 @@ func (rt *relTable) hasKey(key string) bool {
 type tableChoice struct {
 	limit int
 	keep  map[string]bool
+	// columns bounds the note property keys, and the edge property keys,
+	// with a column of their own (format.DefaultPropertyColumns when 0):
+	// the keys in keepColumns first, then by number of values and key.
+	columns     int
+	keepColumns map[string]bool
+}
+
+// tails marks the keys beyond the column bound as the long tail.
+func (choice tableChoice) tails(cols []*propColumn) {
+	limit := choice.columns
+	if limit <= 0 {
+		limit = format.DefaultPropertyColumns
+	}
+	if len(cols) <= limit {
+		return
+	}
+	order := append([]*propColumn(nil), cols...)
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := order[i], order[j]
+		if ka, kb := choice.keepColumns[a.key], choice.keepColumns[b.key]; ka != kb {
+			return ka
+		}
+		if a.count != b.count {
+			return a.count > b.count
+		}
+		return a.key < b.key
+	})
+	for _, c := range order[limit:] {
+		c.tail = true
+	}
+}
+
+// hasTail reports whether a key of cols is in the long tail.
+func hasTail(cols []*propColumn) bool {
+	for _, c := range cols {
+		if c.tail {
+			return true
+		}
+	}
+	return false
 }
 
 // planSchema infers the columns and tables for the given rows. edges must
@@ -421,6 +467,8 @@ func (plan *schemaPlan) name(choice tableChoice) {
 	}
 	assign(plan.noteProps, plan.noteByKey, format.NoteBuiltins)
 	assign(plan.edgeProps, plan.edgeByKey, format.EdgeBuiltins)
+	choice.tails(plan.noteProps)
+	choice.tails(plan.edgeProps)
 }
 
 // manifest returns the Graph section for the plan.

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -100,18 +102,32 @@ type names struct {
 	noteCols map[string]string
 	edgeCols map[string]string
 	tables   map[string]string
+	// tailTypes are the types of the long tail's properties, by vault
+	// name, notes' first (see format's Property columns).
+	tailTypes map[string]string
 	// messages rewrites escaped names in engine error messages.
 	messages *strings.Replacer
 }
 
 func newNames(g *format.Graph) *names {
-	n := &names{noteCols: map[string]string{}, edgeCols: map[string]string{}, tables: map[string]string{}}
+	n := &names{noteCols: map[string]string{}, edgeCols: map[string]string{}, tables: map[string]string{}, tailTypes: map[string]string{}}
 	var pairs [][2]string
+	for _, p := range append(slices.Clone(g.EdgeProperties), g.NoteProperties...) {
+		if p.Tail {
+			n.tailTypes[p.Name] = p.Type
+		}
+	}
 	for _, p := range g.NoteProperties {
+		if p.Tail {
+			continue
+		}
 		n.noteCols[p.Column] = p.Name
 		pairs = append(pairs, [2]string{p.Column, p.Name})
 	}
 	for _, p := range g.EdgeProperties {
+		if p.Tail {
+			continue
+		}
 		n.edgeCols[p.Column] = p.Name
 		pairs = append(pairs, [2]string{p.Column, p.Name})
 	}
@@ -251,7 +267,13 @@ func (c *converter) structValue(m map[string]any) any {
 		if props && (k == cypher.PropertiesMarker || v == nil) {
 			continue
 		}
+		if props && (k == format.GraphTailKeysColumn || k == format.GraphTailValuesColumn) {
+			continue
+		}
 		out[k], _ = c.value(v)
+	}
+	if props {
+		c.tail(out, m[format.GraphTailKeysColumn], m[format.GraphTailValuesColumn])
 	}
 	if props && len(out) == 0 {
 		// Every note and edge has built-in properties with values, so an
@@ -273,6 +295,73 @@ func (c *converter) mapValue(items []kuzu.MapItem) any {
 	return out
 }
 
+// tail adds the properties of a row's tail columns to props, each value
+// read back from its text as the property's type.
+func (c *converter) tail(props map[string]any, keys, values any) {
+	ks, _ := keys.([]any)
+	vs, _ := values.([]any)
+	for i, k := range ks {
+		name, ok := k.(string)
+		if !ok || i+1 >= len(vs) {
+			continue
+		}
+		text, ok := vs[i+1].(string)
+		if !ok {
+			continue
+		}
+		props[name], _ = c.value(tailValue(c.names.tailTypes[name], text))
+	}
+}
+
+// tailValue reads a tail column's text as a value of typ.
+func tailValue(typ, text string) any {
+	if elem, ok := strings.CutSuffix(typ, "[]"); ok {
+		if elem == "STRING" {
+			parts := strings.Split(text, format.GraphTailSeparator)
+			out := make([]any, 0, len(parts))
+			for _, s := range parts[1:] {
+				out = append(out, strings.TrimPrefix(s, "="))
+			}
+			return out
+		}
+		inner := strings.TrimSuffix(strings.TrimPrefix(text, "["), "]")
+		out := []any{}
+		if inner != "" {
+			for _, s := range strings.Split(inner, ",") {
+				if s == "NULL" {
+					out = append(out, nil)
+					continue
+				}
+				out = append(out, tailValue(elem, s))
+			}
+		}
+		return out
+	}
+	switch typ {
+	case "INT64":
+		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
+			return n
+		}
+	case "DOUBLE":
+		if f, err := strconv.ParseFloat(text, 64); err == nil {
+			return f
+		}
+	case "BOOLEAN":
+		if b, err := strconv.ParseBool(text); err == nil {
+			return b
+		}
+	case "DATE":
+		if t, err := time.Parse(time.DateOnly, text); err == nil {
+			return t
+		}
+	case "TIMESTAMP":
+		if t, err := time.Parse("2006-01-02 15:04:05.999999", text); err == nil {
+			return t.In(time.Local)
+		}
+	}
+	return text
+}
+
 func (c *converter) node(n kuzu.Node) *Node {
 	out := &Node{Kind: "node", Labels: []string{}, Properties: map[string]any{}}
 	for col, v := range n.Properties {
@@ -289,7 +378,7 @@ func (c *converter) node(n kuzu.Node) *Node {
 				}
 			}
 			continue
-		case format.GraphKeysColumn:
+		case format.GraphKeysColumn, format.GraphTailKeysColumn, format.GraphTailValuesColumn:
 			continue
 		}
 		if v == nil {
@@ -304,6 +393,7 @@ func (c *converter) node(n kuzu.Node) *Node {
 			out.Stub, _ = v.(bool)
 		}
 	}
+	c.tail(out.Properties, n.Properties[format.GraphTailKeysColumn], n.Properties[format.GraphTailValuesColumn])
 	return out
 }
 
@@ -325,7 +415,7 @@ func (c *converter) rel(r kuzu.Relationship) *Relationship {
 		case format.GraphTargetColumn:
 			out.Target, _ = v.(string)
 			continue
-		case format.GraphKeysColumn:
+		case format.GraphKeysColumn, format.GraphTailKeysColumn, format.GraphTailValuesColumn:
 			continue
 		}
 		if v == nil {
@@ -342,6 +432,7 @@ func (c *converter) rel(r kuzu.Relationship) *Relationship {
 			}
 		}
 	}
+	c.tail(out.Properties, r.Properties[format.GraphTailKeysColumn], r.Properties[format.GraphTailValuesColumn])
 	return out
 }
 

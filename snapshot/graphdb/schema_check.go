@@ -78,6 +78,18 @@ func relTables(g *format.Graph) map[string]relTableLayout {
 	return out
 }
 
+// ownColumns lists the property keys of a graph, of notes and of edges,
+// that have a column of their own.
+func ownColumns(g *format.Graph) map[string]bool {
+	own := map[string]bool{}
+	for _, p := range append(slices.Clone(g.NoteProperties), g.EdgeProperties...) {
+		if !p.Tail {
+			own[propertyKey(p)] = true
+		}
+	}
+	return own
+}
+
 // ownTables lists the edge types of a graph that have a table of their
 // own.
 func ownTables(g *format.Graph) map[string]bool {
@@ -103,9 +115,9 @@ func sameProperties(what string, parent, plan []format.GraphProperty) error {
 	}
 	for i, a := range parent {
 		b := plan[i]
-		if a.Name != b.Name || a.Column != b.Column || a.Type != b.Type || a.Conflict != b.Conflict {
-			return fmt.Errorf("%s property %q: %s %s conflict=%v, now %s %s conflict=%v",
-				what, propertyKey(a), a.Column, a.Type, a.Conflict, b.Column, b.Type, b.Conflict)
+		if a.Name != b.Name || a.Column != b.Column || a.Type != b.Type || a.Conflict != b.Conflict || a.Tail != b.Tail {
+			return fmt.Errorf("%s property %q: %s %s conflict=%v tail=%v, now %s %s conflict=%v tail=%v",
+				what, propertyKey(a), a.Column, a.Type, a.Conflict, a.Tail, b.Column, b.Type, b.Conflict, b.Tail)
 		}
 	}
 	return nil

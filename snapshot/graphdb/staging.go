@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -89,9 +90,89 @@ func (plan *schemaPlan) noteColumns() []column {
 	}
 	cols = append(cols, column{format.GraphKeysColumn, "STRING[]"})
 	for _, c := range plan.noteProps {
-		cols = append(cols, column{c.column, c.typ})
+		if !c.tail {
+			cols = append(cols, column{c.column, c.typ})
+		}
+	}
+	if hasTail(plan.noteProps) {
+		cols = append(cols, tailColumns...)
 	}
 	return cols
+}
+
+// tailColumns hold the long tail of a table's property keys.
+var tailColumns = []column{{format.GraphTailKeysColumn, "STRING[]"}, {format.GraphTailValuesColumn, "STRING[]"}}
+
+// tailText is the text a tail column holds for a value (see format's
+// Property columns).
+func tailText(c *propColumn, p format.Property) (string, bool) {
+	v := c.valueOf(p)
+	if v == nil {
+		return "", false
+	}
+	if items, ok := v.([]any); ok {
+		elem := strings.TrimSuffix(c.typ, "[]")
+		var b strings.Builder
+		if elem == "STRING" {
+			// Each item after the separator: the engine splits the text
+			// again (its list casts keep the quotes of strings).
+			for _, it := range items {
+				s, _ := it.(string)
+				b.WriteString(format.GraphTailSeparator + "=")
+				b.WriteString(strings.ReplaceAll(s, format.GraphTailSeparator, " "))
+			}
+			return b.String(), true
+		}
+		b.WriteByte('[')
+		for i, it := range items {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if it == nil {
+				b.WriteString("NULL")
+				continue
+			}
+			b.WriteString(scalarText(it, elem))
+		}
+		b.WriteByte(']')
+		return b.String(), true
+	}
+	return scalarText(v, c.typ), true
+}
+
+// scalarText is the text of one value of a column of type typ.
+func scalarText(v any, typ string) string {
+	switch v := v.(type) {
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	case bool:
+		return strconv.FormatBool(v)
+	case time.Time:
+		if typ == "DATE" {
+			return v.Format(time.DateOnly)
+		}
+		return v.UTC().Format("2006-01-02 15:04:05.999999")
+	case string:
+		return v
+	}
+	return fmt.Sprint(v)
+}
+
+// tailRow adds the tail columns of a row; names and values are the
+// row's tail properties in order.
+func tailRow(row map[string]any, names, values []string) {
+	if len(names) == 0 {
+		return
+	}
+	vals := make([]any, 0, len(values)+1)
+	vals = append(vals, nil)
+	for _, v := range values {
+		vals = append(vals, v)
+	}
+	row[format.GraphTailKeysColumn] = strList(names)
+	row[format.GraphTailValuesColumn] = vals
 }
 
 // edgeColumns are the columns of one relationship table, in table order
@@ -108,9 +189,12 @@ func (plan *schemaPlan) edgeColumns(rt *relTable) []column {
 		column{format.GraphKeysColumn, "STRING[]"},
 	)
 	for _, c := range plan.edgeProps {
-		if rt.hasKey(c.key) {
+		if !c.tail && rt.hasKey(c.key) {
 			cols = append(cols, column{c.column, c.typ})
 		}
+	}
+	if hasTail(plan.edgeProps) {
+		cols = append(cols, tailColumns...)
 	}
 	return cols
 }
@@ -145,7 +229,7 @@ func (plan *schemaPlan) noteRow(n format.Note) map[string]any {
 	// its properties in the order written (type first when written first),
 	// then path and title, then tags and aliases when it has any. The
 	// other built-ins (folder, stub, size, modified) are read by name.
-	var keys []string
+	var keys, tailNames, tailValues []string
 	seen := map[string]bool{}
 	for _, p := range n.Properties {
 		col := plan.noteByKey[p.Key]
@@ -153,11 +237,19 @@ func (plan *schemaPlan) noteRow(n format.Note) map[string]any {
 			continue
 		}
 		seen[p.Key] = true
+		if col.tail {
+			if text, ok := tailText(col, p); ok {
+				tailNames, tailValues = append(tailNames, col.name), append(tailValues, text)
+				keys = append(keys, col.name)
+			}
+			continue
+		}
 		if v := col.valueOf(p); v != nil {
 			row[col.column] = v
 			keys = append(keys, col.name)
 		}
 	}
+	tailRow(row, tailNames, tailValues)
 	if !n.Stub {
 		keys = append(keys, "path")
 	}
@@ -186,13 +278,22 @@ func (plan *schemaPlan) edgeRow(e format.Edge) map[string]any {
 		row["heading"] = e.Heading
 		keys = append(keys, "heading")
 	}
+	var tailNames, tailValues []string
 	for _, p := range edgeProperties(e) {
 		col := plan.edgeByKey[p.Key]
+		if col.tail {
+			if text, ok := tailText(col, p); ok {
+				tailNames, tailValues = append(tailNames, col.name), append(tailValues, text)
+				keys = append(keys, col.name)
+			}
+			continue
+		}
 		if v := col.valueOf(p); v != nil {
 			row[col.column] = v
 			keys = append(keys, col.name)
 		}
 	}
+	tailRow(row, tailNames, tailValues)
 	sort.Strings(keys)
 	row[format.GraphKeysColumn] = strList(keys)
 	return row

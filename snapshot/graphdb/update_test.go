@@ -399,11 +399,12 @@ func TestUpdateFailureLeavesNothing(t *testing.T) {
 // taken.
 // TestUpdateRandomEditsSharedTable repeats the first series of random
 // edits with every type but links_to and embeds in the shared table of
-// the long tail, which then loses, gains and changes rows of many types.
+// the long tail, which then loses, gains and changes rows of many types,
+// and all property keys but two in the tail columns.
 func TestUpdateRandomEditsSharedTable(t *testing.T) {
 	saved := testBuildOptions
 	t.Cleanup(func() { testBuildOptions = saved })
-	testBuildOptions.TypedTables = 2
+	testBuildOptions.TypedTables, testBuildOptions.PropertyColumns = 2, 2
 	r := rand.New(rand.NewPCG(3, 7))
 	v := newRandomVault(t, r, 40)
 	notes, edges := v.rows()
