@@ -38,8 +38,9 @@ func gitDirRelevant(rel string) bool {
 
 // watchedRepo is one repository's part of a repoWatcher.
 type watchedRepo struct {
-	name, root, gitDir string
-	tracked            map[string]bool // absolute paths of the tracked files
+	name, root string
+	gitDirs    []string        // the git directory, and a linked worktree's common one
+	tracked    map[string]bool // absolute paths of the tracked files
 }
 
 // repoWatcher turns file system events in repositories into change
@@ -70,12 +71,21 @@ func newRepoWatcher(repos []Repo, dirty *changeSet, log *slog.Logger) (*repoWatc
 			w.Close()
 			return nil, fmt.Errorf("repository %s: %w", spec.Name, err)
 		}
-		gitDir, err := filepath.EvalSymlinks(r.GitDir())
+		dirs, err := r.GitDirs()
 		if err != nil {
 			w.Close()
 			return nil, fmt.Errorf("repository %s: %w", spec.Name, err)
 		}
-		rw.repos = append(rw.repos, &watchedRepo{name: spec.Name, root: root, gitDir: gitDir})
+		wr := &watchedRepo{name: spec.Name, root: root}
+		for _, d := range dirs {
+			real, err := filepath.EvalSymlinks(d)
+			if err != nil {
+				w.Close()
+				return nil, fmt.Errorf("repository %s: %w", spec.Name, err)
+			}
+			wr.gitDirs = append(wr.gitDirs, real)
+		}
+		rw.repos = append(rw.repos, wr)
 	}
 	if err := rw.watchAll(); err != nil {
 		w.Close()
@@ -89,17 +99,19 @@ func newRepoWatcher(repos []Repo, dirty *changeSet, log *slog.Logger) (*repoWatc
 // the folder is gone is left out (the run sees the file deleted).
 func (rw *repoWatcher) watchAll() error {
 	for _, r := range rw.repos {
-		if err := rw.watch(r.gitDir); err != nil {
-			return fmt.Errorf("repository %s: watch %s: %w", r.name, r.gitDir, err)
-		}
-		refs := filepath.Join(r.gitDir, "refs")
-		if err := filepath.WalkDir(refs, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || !d.IsDir() {
-				return nil
+		for _, gd := range r.gitDirs {
+			if err := rw.watch(gd); err != nil {
+				return fmt.Errorf("repository %s: watch %s: %w", r.name, gd, err)
 			}
-			return rw.watch(p)
-		}); err != nil {
-			return fmt.Errorf("repository %s: watch its refs: %w", r.name, err)
+			refs := filepath.Join(gd, "refs")
+			if err := filepath.WalkDir(refs, func(p string, d fs.DirEntry, err error) error {
+				if err != nil || !d.IsDir() {
+					return nil
+				}
+				return rw.watch(p)
+			}); err != nil {
+				return fmt.Errorf("repository %s: watch its refs: %w", r.name, err)
+			}
 		}
 		if err := rw.listTracked(r); err != nil {
 			return err
@@ -195,8 +207,11 @@ func (rw *repoWatcher) relevant(ev fsnotify.Event) bool {
 	}
 	p := ev.Name
 	for _, r := range rw.repos {
-		if within(p, r.gitDir) {
-			rel, err := filepath.Rel(r.gitDir, p)
+		for _, gd := range r.gitDirs {
+			if !within(p, gd) {
+				continue
+			}
+			rel, err := filepath.Rel(gd, p)
 			if err != nil {
 				return false
 			}
@@ -270,8 +285,14 @@ func repoSignature(repos []Repo) (string, error) {
 			return "", fmt.Errorf("repository %s: %w", spec.Name, err)
 		}
 		h.Write([]byte(spec.Name + "\x00" + head + "\n"))
-		stat(filepath.Join(r.GitDir(), "index"))
-		stat(filepath.Join(r.GitDir(), "packed-refs"))
+		dirs, err := r.GitDirs()
+		if err != nil {
+			return "", fmt.Errorf("repository %s: %w", spec.Name, err)
+		}
+		for _, d := range dirs {
+			stat(filepath.Join(d, "index"))
+			stat(filepath.Join(d, "packed-refs"))
+		}
 		paths, err := r.Paths()
 		if err != nil {
 			return "", fmt.Errorf("repository %s: %w", spec.Name, err)

@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -75,4 +76,30 @@ func TestGitDirRelevant(t *testing.T) {
 			t.Errorf("gitDirRelevant(%q) = %v, want %v", rel, got, want)
 		}
 	}
+}
+
+// TestWatchSeesCommitsInALinkedWorktree: a repository given as a linked
+// worktree (git worktree add) keeps HEAD and the index in its own git
+// directory and the refs in the common one; a commit there starts a run.
+func TestWatchSeesCommitsInALinkedWorktree(t *testing.T) {
+	main := t.TempDir()
+	gitrepotest.Podcast(t, main)
+	linked := filepath.Join(t.TempDir(), "linked")
+	git(t, main, "worktree", "add", "--quiet", "-b", "feature", linked)
+	vault := writeVault(t, gitrepotest.PodcastVault)
+	w := startWatch(t, Options{Vault: vault, Data: t.TempDir(), Repos: []Repo{{Name: "app", Path: linked}}}, WatchOptions{Debounce: 20 * time.Millisecond})
+	first := w.waitFor("the first snapshot", func(r *Result) bool { return !r.Unchanged })
+	r, err := gitrepo.Open(linked)
+	must(t, err)
+	dirs, err := r.GitDirs()
+	must(t, err)
+	if len(dirs) != 2 {
+		t.Fatalf("git directories of a linked worktree: %v, want its own and the common one", dirs)
+	}
+	must(t, os.WriteFile(filepath.Join(linked, "api", "app", "retry.py"), []byte("def retry():\n    pass\n"), 0o644))
+	git(t, linked, "add", "api/app/retry.py")
+	git(t, linked, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "retry")
+	w.waitFor("the commit in the linked worktree", func(res *Result) bool {
+		return res.Manifest.Repos[0].Head != first.Manifest.Repos[0].Head && blobOf(t, res.Dir, "api/app/retry.py") != ""
+	})
 }

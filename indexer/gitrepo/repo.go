@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-git/go-billy/v5"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -167,17 +166,42 @@ func BlobHash(b []byte) string {
 	return plumbing.ComputeHash(plumbing.BlobObject, b).String()
 }
 
-// GitDir returns the repository's git directory (root/.git for a plain
-// working tree; the folder a .git file names for a linked worktree):
-// where a commit, a checkout or staging a file changes HEAD, refs,
-// packed-refs and the index, for watchers. It is only ever read.
-func (r *Repo) GitDir() string {
-	if s, ok := r.repo.Storer.(interface{ Filesystem() billy.Filesystem }); ok {
-		if root := s.Filesystem().Root(); root != "" {
-			return root
-		}
+// GitDirs returns the folders where a commit, a checkout or staging a
+// file changes HEAD, the index, packed-refs and the refs, for watchers:
+// root/.git for a plain working tree; for a linked worktree (a .git file
+// naming its git directory) that directory, which holds HEAD and the
+// index, and the common directory it names, which holds the refs. They
+// are only ever read.
+func (r *Repo) GitDirs() ([]string, error) {
+	dotGit := filepath.Join(r.root, ".git")
+	fi, err := os.Stat(dotGit)
+	if err != nil {
+		return nil, fmt.Errorf("git directory of %s: %w", r.root, err)
 	}
-	return filepath.Join(r.root, ".git")
+	if fi.IsDir() {
+		return []string{dotGit}, nil
+	}
+	b, err := os.ReadFile(dotGit)
+	if err != nil {
+		return nil, fmt.Errorf("git directory of %s: %w", r.root, err)
+	}
+	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+	if !ok {
+		return nil, fmt.Errorf("git directory of %s: %s names no gitdir", r.root, dotGit)
+	}
+	dir = strings.TrimSpace(dir)
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(r.root, dir)
+	}
+	dirs := []string{filepath.Clean(dir)}
+	if c, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil {
+		common := strings.TrimSpace(string(c))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(dir, common)
+		}
+		dirs = append(dirs, filepath.Clean(common))
+	}
+	return dirs, nil
 }
 
 // Paths lists the tracked paths (the git index's entries, slash-separated)
