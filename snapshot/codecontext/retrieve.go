@@ -75,13 +75,13 @@ func orDefault(v, d int) int {
 // found. A question that cannot be embedded is seeded lexically, and the
 // returned note says why.
 //
-// Notes are seeded by their vectors only when no note has the question's
-// words: a note that does is reached, and the notes found by meaning
-// alone were, with the builtin embedder, every note about the same
-// subject within a few hundredths of each other (for "the web player
-// fetches the episode", both notes about the cron, which then came into
-// must_read). Code vectors separate far better: a function's words are
-// its own, and code is always fused.
+// Notes are seeded by their vectors only with a model embedder (Open) and
+// only when no note has the question's words: a note that does is
+// reached, and the notes found by meaning alone were, with the builtin
+// embedder, every note about the same subject within a few hundredths of
+// each other (for "the web player fetches the episode", both notes about
+// the cron, which then came into must_read). Code vectors separate far
+// better: a function's words are its own, and code is always fused.
 //
 // Not reciprocal rank fusion, which package search uses for result lists:
 // ranks alone give the fifth lexical hit nearly the mass of the first

@@ -21,7 +21,8 @@ type Sources struct {
 	// embed.ForSnapshot builds). Nil: lexical seeds only.
 	Embedder embed.Embedder
 	// Notes is the snapshot's vector index (search.Open); its note
-	// rankings seed notes by meaning. Nil: notes are seeded by BM25 alone.
+	// rankings seed notes by meaning, with a model embedder (not the
+	// builtin ones, see Open). Nil: notes are seeded by BM25 alone.
 	// The caller keeps it open while the Index is used.
 	Notes *search.Index
 }
@@ -75,7 +76,17 @@ func Open(s *snapshot.Snapshot, src Sources) (_ *Index, err error) {
 	if err := embed.Check(m.Embedder, src.Embedder.Info()); err != nil {
 		return ix, nil
 	}
-	ix.embedder, ix.notesVec = src.Embedder, src.Notes
+	ix.embedder = src.Embedder
+	if k := src.Embedder.Info().Kind; k != format.EmbedderLexical && k != format.EmbedderStatic {
+		// The builtin embedders' note similarities do not separate the
+		// notes a question is about from the others: for a flask question
+		// the demo vault's unrelated notes reach 0.51, and for the podcast
+		// paraphrase the gotcha it is about scores 0.30, below a note on
+		// the cron (0.33). Their code vectors do (a function's words are
+		// its own), so code is always seeded by its vectors, notes only
+		// with a model's.
+		ix.notesVec = src.Notes
+	}
 	if m.Vectors.Code == nil {
 		return ix, nil
 	}
