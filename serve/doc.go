@@ -33,6 +33,11 @@
 // out_of_memory), not a 400: nothing is wrong with it that a retry, a
 // larger --graph-memory or a narrower pattern cannot fix.
 //
+// A snapshot never changes, so POST /query and POST /retrieve keep their
+// recent successful answers by vault, snapshot and request body (answers,
+// Options.AnswerCache) and send one again, marked X-Answer-Cache: hit,
+// without running anything.
+//
 // Request bodies are JSON objects sent as application/json (415
 // otherwise, which also keeps web pages from posting to a loopback server
 // without a CORS preflight), decoded strictly: a member that is not a

@@ -58,7 +58,14 @@
 // Watch keeps the store current: fsnotify events on DATA/snapshots (new
 // snapshots, and the served one's directory removed or renamed away),
 // debounced, plus a periodic rescan, since bind mounts and network file
-// systems drop events.
+// systems drop events. A snapshot renamed into place with its manifest,
+// as the indexer publishes, is rescanned at once.
+//
+// Opening a snapshot (load.go) verifies its note tables first and decodes
+// them while the other files are verified; nothing is mapped or handed to
+// the graph engine before its bytes are checked. With Options.TuneHeap
+// (the server) the Go runtime's memory limit follows the live heap of the
+// snapshots open (heap.go).
 //
 // # Sources
 //
