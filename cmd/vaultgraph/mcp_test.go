@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -429,36 +430,84 @@ func TestMCPStdioCarriesOnlyJSONRPC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range []string{
-		`this is not JSON`,
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+	// stdout is read as it comes, so that each batch of lines is sent
+	// once the answers to the one before arrived (initialize first), and
+	// stdin is closed only once every request has its answer.
+	var stdout bytes.Buffer
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(pipe)
+		sc.Buffer(make([]byte, 1<<16), 1<<22)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	answered := map[string]bool{}
+	waitFor := func(ids ...string) {
+		t.Helper()
+		timeout := time.After(60 * time.Second)
+		for !all(answered, ids) {
+			select {
+			case line, ok := <-lines:
+				if !ok {
+					t.Fatalf("stdout ended before answers to %v:\n%s\n%s", ids, stdout.String(), stderr.String())
+				}
+				stdout.WriteString(line + "\n")
+				var msg map[string]any
+				if json.Unmarshal([]byte(line), &msg) == nil {
+					id, _ := json.Marshal(msg["id"])
+					answered[string(id)] = true
+				}
+			case <-timeout:
+				t.Fatalf("no answers to %v within a minute:\n%s\n%s", ids, stdout.String(), stderr.String())
+			}
+		}
+	}
+	send := func(msgs ...string) {
+		for _, m := range msgs {
+			io.WriteString(stdin, m+"\n")
+		}
+	}
+	send(`this is not JSON`,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	waitFor("null", "1")
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"vault_status","arguments":{}}}`,
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nope","arguments":{}}}`,
 		`{"jsonrpc":"2.0","id":4,"method":"no/such/method"}`,
-		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"cypher_query","arguments":{"query":"MATCH (n:Person) RETURN count(n)"}}}`,
-		`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":`,
-	} {
-		io.WriteString(stdin, line+"\n")
-		time.Sleep(50 * time.Millisecond)
-	}
-	time.Sleep(500 * time.Millisecond)
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"cypher_query","arguments":{"query":"MATCH (n:Person) RETURN count(n)"}}}`)
+	waitFor("2", "3", "4", "5")
+	// A truncated message last; its parse error may come at end of input.
+	send(`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":`)
 	stdin.Close()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve --stdio exited with %v on stdin EOF\n%s", err, stderr.String())
+	// The rest of stdout, until the server exits at end of input (the
+	// pipe must be read to its end before Wait).
+	exit := time.After(60 * time.Second)
+drain:
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				break drain
+			}
+			stdout.WriteString(line + "\n")
+		case <-exit:
+			cmd.Process.Kill()
+			t.Fatal("serve --stdio did not exit on stdin EOF")
 		}
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("serve --stdio did not exit on stdin EOF")
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("serve --stdio exited with %v on stdin EOF\n%s", err, stderr.String())
 	}
 
 	byID := map[string]map[string]any{}
@@ -712,4 +761,14 @@ func TestMCPLatency(t *testing.T) {
 		out := node(t, "mcp-bench.mjs", append([]string{n}, tr.args...)...)
 		t.Logf("%s", out)
 	}
+}
+
+// all reports whether every key is set in m.
+func all(m map[string]bool, keys []string) bool {
+	for _, k := range keys {
+		if !m[k] {
+			return false
+		}
+	}
+	return true
 }

@@ -337,10 +337,16 @@ func TestCallsDuringSwaps(t *testing.T) {
 		if err := index(vault, data, true); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.Refresh(t.Context()); err != nil {
+		res, err := st.Refresh(t.Context())
+		if err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(200 * time.Millisecond)
+		// Wait for a call answered from the new snapshot, not for time.
+		waitFor(t, "a call answered from "+res.Current, func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return seen[res.Current]
+		})
 	}
 	close(stop)
 	wg.Wait()

@@ -277,15 +277,11 @@ func checkHubBounds(t *testing.T, g *linkgraph.Graph, hub, other string) {
 		}
 	}
 	// All paths through a hub explode combinatorially: the search must
-	// stop at its bound and say so, well within a generous wall-clock
-	// limit (a bound, not a benchmark).
-	start := time.Now()
+	// stop at its bound and say so (one that ignored its bounds would run
+	// until go test's own deadline).
 	resp, err = g.Path(ctx, linkgraph.Request{SourcePath: other, TargetPath: hub, All: true, MaxDepth: 6, MaxPaths: linkgraph.MaxPathsLimit, TimeoutMS: 100})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if took := time.Since(start); took > 5*time.Second {
-		t.Errorf("all paths took %s with a 100ms timeout", took)
 	}
 	if !resp.Truncated || (resp.Stopped != "timeout" && resp.Stopped != "maxPaths") || len(resp.Paths) > linkgraph.MaxPathsLimit {
 		t.Errorf("all paths: %d paths, stopped %q", len(resp.Paths), resp.Stopped)
