@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/indexer"
 	"github.com/vaultgraph/vaultgraph/indexer/gitrepo/gitrepotest"
 	"github.com/vaultgraph/vaultgraph/snapshot"
@@ -360,4 +361,55 @@ func publicIndex(t *testing.T, name string) *codecontext.Index {
 	}
 	t.Cleanup(func() { ix.Close() })
 	return ix
+}
+
+// modelLike is the builtin embedder presented as a model's (a kind other
+// than the builtin ones), with the same vectors and fingerprint.
+type modelLike struct{ embed.Embedder }
+
+func (m modelLike) Info() embed.Info {
+	i := m.Embedder.Info()
+	i.Kind = format.EmbedderSemantic
+	return i
+}
+
+// TestNoteVectorsOnlyWithAModel: a question whose words no note has seeds
+// notes by their vectors with a model embedder, and not with the builtin
+// one, whose note similarities do not separate.
+func TestNoteVectorsOnlyWithAModel(t *testing.T) {
+	const question = "sending a recording to the bucket"
+	s := podcastSnapshot(t, nil)
+	e, err := embed.NewStatic()
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes, err := search.Open(s, search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer notes.Close()
+	byMeaning := func(em embed.Embedder) []string {
+		ix, err := codecontext.Open(s, codecontext.Sources{Embedder: em, Notes: notes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		a, err := ix.Retrieve(context.Background(), codecontext.Request{Question: question})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, k := range a.Knowledge {
+			if slices.Contains(k.Why, "near the question in meaning") {
+				out = append(out, k.ID)
+			}
+		}
+		return out
+	}
+	if got := byMeaning(e); len(got) != 0 {
+		t.Errorf("the builtin embedder seeded notes by their vectors: %v", got)
+	}
+	if got := byMeaning(modelLike{e}); len(got) == 0 {
+		t.Error("a model embedder seeded no note by its vectors for a question no note has the words of")
+	}
 }
