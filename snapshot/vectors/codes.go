@@ -10,13 +10,15 @@ import "math"
 // apart: half the bytes of float32 in all, and the int8 plane alone a
 // quarter.
 //
-// Graph builds and walks compare the int8 codes only: every component
-// within s/2, a similarity within a few thousandths (TestCodedSimilarity),
-// and the thousands of rows a search visits at random come from memory
-// four times faster than float32 vectors would. The candidates a walk ends
-// with, and every row of an exact scan, are scored on both planes: within
-// about 1e-5 of the float32 similarity, so rankings are those of the
-// vectors the embedder returned. A query is coded in int16 with a scale
+// Search walks compare the int8 codes only: every component within s/2, a
+// similarity within a few thousandths (TestCodedSimilarity), and the
+// thousands of rows a search visits at random come from memory four times
+// faster than float32 vectors would. The candidates a walk ends with, and
+// every row of an exact scan, are scored on both planes: within about 1e-5
+// of the float32 similarity, so rankings are those of the vectors the
+// embedder returned. Builds walk on both planes (the graph is then as good
+// as one built on float32 vectors) and compare two nodes on their int8
+// codes in the neighbour heuristic (dotCodes8). A query is coded in int16 with a scale
 // chosen so that no sum can overflow an int32 (queryCodeMax), which keeps
 // its rounding error far below the codes'.
 

@@ -12,7 +12,7 @@
 // int8 plane alone (a quarter of the bytes of float32; the loads of a
 // node's neighbours are started together, software prefetch in assembly
 // on amd64, so that they overlap) and ranks the candidates it ends with on
-// both planes. Builds compare both planes, so a graph is as good as one
+// both planes. Builds walk on both planes, so a graph is as good as one
 // built on the float32 vectors.
 //
 // The graph is implemented here rather than with github.com/coder/hnsw,

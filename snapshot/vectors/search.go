@@ -36,6 +36,7 @@ type searchState struct {
 	qcodes []int16
 	qscale float32
 	vec    []float32 // scratch: a node's vector
+	fine   bool      // compare both planes of the nodes' codes
 	// computed counts the distances computed by searchLayer, for the
 	// benchmarks.
 	computed int
@@ -59,17 +60,18 @@ func (st *searchState) nextGen() {
 // setQuery makes q the vector searched for.
 func (st *searchState) setQuery(g *Graph, q []float32) {
 	st.grow(g.codeLen)
+	st.fine = false
 	st.qscale = encodeQuery(st.qcodes, q)
 }
 
 // setNode makes node i's vector the vector searched for, while a graph is
-// built: its codes of both planes, coded again as a query's. The walk
-// compares them with the int8 codes; link ranks the candidates it keeps on
-// both planes.
+// built: its codes of both planes, coded again as a query's, compared with
+// both planes of the other nodes' codes.
 func (st *searchState) setNode(g *Graph, i uint32) {
 	st.grow(g.codeLen)
 	st.vec = g.vecs.Vector(int(i), st.vec)
 	st.qscale = encodeQuery(st.qcodes, st.vec)
+	st.fine = true
 }
 
 func (st *searchState) grow(n int) {
@@ -81,6 +83,9 @@ func (st *searchState) grow(n int) {
 
 // dist returns the distance of node i from the vector searched for.
 func (g *Graph) dist(st *searchState, i uint32) float32 {
+	if st.fine {
+		return 1 - g.vecs.queryDot(int(i), st.qcodes)*st.qscale*g.scales[i]
+	}
 	return 1 - float32(dotCodes(g.code(i), st.qcodes))*st.qscale*g.scales[i]
 }
 
@@ -90,6 +95,9 @@ func (g *Graph) distances(st *searchState, batch []candidate) {
 	lines := (g.codeLen + 63) / 64
 	for _, b := range batch {
 		prefetchLines(&g.codes[int(b.id)*g.codeStride], lines)
+		if st.fine {
+			prefetchLines(&g.vecs.fine[int(b.id)*g.codeLen], lines)
+		}
 	}
 	for i := range batch {
 		batch[i].dist = g.dist(st, batch[i].id)
