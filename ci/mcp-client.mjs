@@ -18,7 +18,9 @@
 //       touch R, then wait (up to a minute) until a notification M has
 //       come; the result lists the params of every notification M so far
 //   {"op": "terminate"}                     end the session (DELETE, HTTP only)
-//   {"op": "loop", "calls": [{"name", "arguments"}...], "stopFile": F, "readyFile": R}
+//   {"op": "loop", "calls": [{"name", "arguments"}...], "stopFile": F, "readyFile": R, "seenFile": S}
+//     (S, when given, lists the snapshot ids the calls have named so far,
+//     one a line, rewritten by rename whenever a new one appears)
 //       call the tools round-robin until file F exists (touching R once the
 //       first round is done), and report every snapshot id seen and every
 //       failure
@@ -29,7 +31,7 @@
 // {"op", "ok": true, "result"} or {"op", "ok": false, "error", "code"}.
 // Notifications received are reported in a final {"op": "notifications"}.
 
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, renameSync, writeFileSync } from "node:fs";
 import { setMaxListeners } from "node:events";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -177,6 +179,10 @@ async function loop(step) {
         if (res.isError || !id) {
           failures.push(`${c.name}: ${JSON.stringify(res.content)}`);
         } else {
+          if (!(id in snapshots) && step.seenFile) {
+            writeFileSync(step.seenFile + ".tmp", Object.keys(snapshots).concat([id]).join("\n") + "\n");
+            renameSync(step.seenFile + ".tmp", step.seenFile);
+          }
           snapshots[id] = (snapshots[id] ?? 0) + 1;
         }
       } catch (e) {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vaultgraph/vaultgraph/snapshot"
 )
 
 // The tests in this file drive `vaultgraph serve` over MCP with the
@@ -650,10 +652,10 @@ func TestMCPCallsDuringSwap(t *testing.T) {
 				tr = httpTransport(startMCPServer(t, data))
 			}
 			dir := t.TempDir()
-			stop, ready := filepath.Join(dir, "stop"), filepath.Join(dir, "ready")
+			stop, ready, seen := filepath.Join(dir, "stop"), filepath.Join(dir, "ready"), filepath.Join(dir, "seen")
 			plan := []mcpStep{
 				{"op": "listTools"},
-				{"op": "loop", "stopFile": stop, "readyFile": ready, "calls": []map[string]any{
+				{"op": "loop", "stopFile": stop, "readyFile": ready, "seenFile": seen, "calls": []map[string]any{
 					{"name": "vault_status"},
 					{"name": "read_note", "arguments": map[string]any{"path": "People/Bob.md"}},
 					{"name": "vector_search", "arguments": map[string]any{"query": "Acme funds", "k": 3}},
@@ -678,7 +680,16 @@ func TestMCPCallsDuringSwap(t *testing.T) {
 					appendNote(t, filepath.Join(vault, "People/Bob.md"), edit)
 				}
 				vgOK(t, "index", "--vault", vault, "--data", data, "--quiet", "--graph-buffer-mib", "64")
-				time.Sleep(1500 * time.Millisecond)
+				// Wait until a call was answered from the new snapshot.
+				entries, err := snapshot.List(data)
+				if err != nil || len(entries) == 0 {
+					t.Fatalf("snapshots: %v %v", entries, err)
+				}
+				newest := entries[len(entries)-1].ID
+				waitFor(t, "a call answered from "+newest, func() bool {
+					b, _ := os.ReadFile(seen)
+					return slices.Contains(strings.Split(string(b), "\n"), newest)
+				})
 			}
 			os.WriteFile(stop, nil, 0o644)
 			if err := client.Wait(); err != nil {
