@@ -29,6 +29,16 @@ func TestTuneHeap(t *testing.T) {
 		if limit == math.MaxInt64 || uint64(limit) < live+HeapHeadroom || uint64(limit) > 2*live+4*HeapHeadroom {
 			t.Errorf("memory limit %d after the first snapshot; live heap %d, headroom %d", limit, live, HeapHeadroom)
 		}
+		gcPercent := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+		before := gcPercent()
+		tuner.loadStarted()
+		if got := gcPercent(); got != -1 || current() < limit+LoadAllowance/2 {
+			t.Errorf("while loading: GOGC %d, memory limit %d; want collections off up to %d more", got, current(), LoadAllowance)
+		}
+		tuner.loadEnded()
+		if got := gcPercent(); got != before {
+			t.Errorf("after loading: GOGC %d, want %d back", got, before)
+		}
 		f.publish()
 		refresh(t, st)
 		if got := current(); got == math.MaxInt64 {
