@@ -62,21 +62,54 @@ func publish(ctx context.Context, data, id string, parent *snapshot.Snapshot, t 
 	if t.code != nil {
 		b.CodeFiles, b.Symbols, b.CodeEdges, b.CodeChunks = t.code.files, t.code.symbols, t.codeEdges, t.code.chunks
 	}
-	for _, st := range opts.Stages {
-		if err := ctx.Err(); err != nil {
-			return "", err
-		}
-		if err := st.Run(ctx, b); err != nil {
-			return "", fmt.Errorf("stage %s: %w", st.Name(), err)
-		}
-		if stalls := b.void(); stalls != nil {
-			return "", &errVoid{stalls}
-		}
+	if err := runStages(ctx, b, opts.Stages); err != nil {
+		return "", err
 	}
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
 	return w.Publish(m)
+}
+
+// runStages runs the stages on b: one after the other while a progress
+// line is drawn (each stage draws its own), else all at once, since no
+// stage reads what another builds (the vectors' HNSW build, the BM25 index
+// and the graph database then share the cores). It returns errVoid for a
+// void build (Build.void).
+func runStages(ctx context.Context, b *Build, stages []Stage) error {
+	if b.Progress != nil || len(stages) < 2 {
+		for _, st := range stages {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := st.Run(ctx, b); err != nil {
+				return fmt.Errorf("stage %s: %w", st.Name(), err)
+			}
+			if stalls := b.void(); stalls != nil {
+				return &errVoid{stalls}
+			}
+		}
+		return nil
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for _, st := range stages {
+		g.Go(func() error {
+			if err := st.Run(gctx, b); err != nil {
+				if cerr := ctx.Err(); cerr != nil {
+					return cerr
+				}
+				return fmt.Errorf("stage %s: %w", st.Name(), err)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if stalls := b.void(); stalls != nil {
+		return &errVoid{stalls}
+	}
+	return ctx.Err()
 }
 
 // writeTables writes the four tables concurrently: compressing them is most

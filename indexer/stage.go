@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/snapshot"
@@ -62,7 +63,10 @@ func (p Pending) String() string {
 
 // Build is what a stage sees of the snapshot being built. The tables are
 // already written to Dir; stages must not modify the row slices. A Build is
-// used by one run, on one goroutine.
+// used by one run. Its stages may run at the same time (publish runs them
+// concurrently when no progress line is drawn): each writes only its own
+// files and its own sections of Manifest, and reads no other stage's;
+// LinkParent and Stalled are safe for concurrent use.
 type Build struct {
 	// Dir is the snapshot's temporary directory.
 	Dir string
@@ -90,6 +94,7 @@ type Build struct {
 	// Empty on every other run.
 	Retry []string
 
+	mu      sync.Mutex // guards stalled and w's links
 	stalled []Stall
 	w       *snapshot.Writer // nil in tests that build a Build by hand
 }
@@ -103,6 +108,8 @@ func (b *Build) LinkParent(name string) (bool, error) {
 	if b.Parent == nil || b.w == nil {
 		return false, nil
 	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	return b.w.Link(b.Parent, name)
 }
 
@@ -128,7 +135,11 @@ func (b *Build) Retrying(stage string) bool { return slices.Contains(b.Retry, st
 // Stalled records that a stage retried its pending work and got none of it
 // done. Stages report it whether or not they are in Retry; it only matters
 // when they are.
-func (b *Build) Stalled(s Stall) { b.stalled = append(b.stalled, s) }
+func (b *Build) Stalled(s Stall) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.stalled = append(b.stalled, s)
+}
 
 // void returns the stalls when the build would republish its parent: the
 // run exists only to retry pending work and every stage that had some has
@@ -137,6 +148,8 @@ func (b *Build) void() []Stall {
 	if len(b.Retry) == 0 {
 		return nil
 	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	for _, name := range b.Retry {
 		if !slices.ContainsFunc(b.stalled, func(s Stall) bool { return s.Stage == name }) {
 			return nil
