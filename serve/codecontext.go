@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/gofiber/fiber/v2"
@@ -23,7 +24,7 @@ type ContextRequest struct {
 
 // Bounds of ContextRequest.
 const (
-	MaxContextK     = 50
+	MaxContextK     = codecontext.MaxK
 	MaxContextBytes = 256 << 10
 	minContextBytes = 1 << 10
 )
@@ -62,6 +63,9 @@ func (s *Server) retrieveContext(c *fiber.Ctx, ix *codecontext.Index, unavailabl
 	}
 	switch {
 	case err == nil:
+		if a.Truncated {
+			a.LeftOut += fmt.Sprintf("; or a larger max_bytes (up to %d)", MaxContextBytes)
+		}
 		return c.JSON(a)
 	case errors.Is(err, codecontext.ErrUnknownCode):
 		return newError(http.StatusNotFound, KindNotFound, "%s", err.Error())

@@ -31,7 +31,12 @@ file or symbol (impact_of) instead of a question.`,
 			dataFlag(),
 			&cli.StringFlag{Name: "snapshot", Usage: "snapshot id or unique prefix (default: the newest that passes its checks)"},
 			&cli.StringFlag{Name: "anchor", Usage: "a code file or symbol id instead of a question: code:REPO/path or code:REPO/path#Symbol"},
-			&cli.IntFlag{Name: "k", Value: codecontext.DefaultK, Usage: "entries per bucket at most", Action: atLeast("k", 1)},
+			&cli.IntFlag{Name: "k", Value: codecontext.DefaultK, Usage: "entries per bucket at most", Action: func(c *cli.Context, v int) error {
+				if v > codecontext.MaxK {
+					return usageErrorf("--k must be at most %d, not %d", codecontext.MaxK, v)
+				}
+				return atLeast("k", 1)(c, v)
+			}},
 			&cli.IntFlag{Name: "max-bytes", Value: codecontext.DefaultMaxBytes, Usage: "bound of the answer's JSON", Action: atLeast("max-bytes", 1024)},
 		}, append(formatFlags(), embedderConnFlags()...)...),
 		Before: takesArgs(0, many, ""),

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -109,5 +110,50 @@ func TestRetrieveContextOverMCPWithOfficialClient(t *testing.T) {
 	callOutcome(t, out[2], &p)
 	if got := p.ids("must_read"); !slices.Contains(got, "code:app/uploader/upload.go") {
 		t.Errorf("%q: must_read %v lacks the uploader", paraphrase, got)
+	}
+}
+
+// TestRetrieveContextOverMCPFitsTheBudget: with the official client, a
+// question whose answer is over 6 KB (as retrieve-context prints it) is
+// answered at the default k over MCP, cut from the bottom of its buckets
+// with a line saying what was left out, rather than refused.
+func TestRetrieveContextOverMCPFitsTheBudget(t *testing.T) {
+	repo := t.TempDir()
+	gitrepotest.Wide(t, repo)
+	vault := t.TempDir()
+	for p, content := range gitrepotest.WideVault {
+		must(t, os.MkdirAll(filepath.Dir(filepath.Join(vault, p)), 0o755))
+		must(t, os.WriteFile(filepath.Join(vault, p), []byte(content), 0o644))
+	}
+	data := t.TempDir()
+	vgOK(t, "index", "--vault", vault, "--data", data, "--repo", "app="+repo, "--graph=false", "--quiet")
+	const question = "session cookie is not signed when the secret key rotates"
+	full := vgOK(t, "retrieve-context", "--data", data, "--json", question)
+	if n := len(strings.TrimSpace(full.stdout)); n <= 6000 || strings.Contains(full.stdout, `"truncated":true`) {
+		t.Fatalf("retrieve-context printed %d bytes, want over 6000 untruncated:\n%s", n, full.stdout)
+	}
+	out := mcpRun(t, stdioTransport(data),
+		mcpStep{"op": "init"},
+		call("retrieve_context", map[string]any{"question": question}),
+		call("retrieve_context", map[string]any{"anchor": "code:app/shop/signing.py"}),
+	)
+	// The server's instructions route code questions to retrieve_context.
+	var init struct {
+		Instructions string `json:"instructions"`
+	}
+	out[0].decode(t, &init)
+	if !strings.Contains(init.Instructions, "code") || !strings.Contains(init.Instructions, "retrieve_context") {
+		t.Errorf("the instructions do not route code questions to retrieve_context:\n%s", init.Instructions)
+	}
+	for i, o := range out[1:3] {
+		var a struct {
+			contextAnswer
+			Truncated bool   `json:"truncated"`
+			LeftOut   string `json:"left_out"`
+		}
+		callOutcome(t, o, &a)
+		if len(a.MustRead) == 0 || len(a.MustTest) == 0 || !a.Truncated || !strings.Contains(a.LeftOut, "left out") {
+			t.Errorf("call %d: must_read %v, must_test %v, truncated %v, left_out %q", i, a.ids("must_read"), a.ids("must_test"), a.Truncated, a.LeftOut)
+		}
 	}
 }

@@ -131,7 +131,8 @@ type Server struct {
 // instructions are sent to clients on initialize; agents read them as the
 // server's own description.
 const instructions = `vaultgraph answers from a read-only snapshot of an Obsidian vault. Which tool:
-- a question in words: graphrag_retrieve (passages plus the typed links around them, cited)
+- a question in words about the notes: graphrag_retrieve (passages plus the typed links around them, cited)
+- a question about code, or before changing it (when the snapshot has code, indexed with --repo): retrieve_context (files to read, what may change with them, tests, the notes explaining them and their dangers); with anchor code:REPO/path[#Symbol] for the impact of changing one file or symbol
 - where is X discussed: vector_search (notes, passages or typed edges by meaning)
 - exact filters, counts, joins over typed links and properties: cypher_query
 - links of a note you know (neighbors, backlinks, paths, hubs, orphans): graph

@@ -76,6 +76,26 @@ func agentErrorf(format string, args ...any) error {
 	return &agentError{msg: fmt.Sprintf(format, args...)}
 }
 
+// narrowHint names the arguments of tool name that make its answer
+// smaller.
+func narrowHint(name string) string {
+	switch name {
+	case toolContext:
+		return "a smaller k, a shorter question"
+	case toolCypher:
+		return "a smaller max_rows or LIMIT, fewer columns"
+	case toolSearch:
+		return "a smaller k, a shorter query"
+	case toolRetrieve:
+		return "a smaller k, chunk_cap or neighbor_cap, a smaller depth, fewer types"
+	case toolGraph:
+		return "a smaller maxNodes, maxEdges or maxDepth, a filter"
+	case toolReadNote:
+		return "a smaller max_bytes"
+	}
+	return "fewer results"
+}
+
 // errTooLarge is returned when a result does not fit MaxResultBytes even
 // paged and cut down.
 var errTooLarge = errors.New("result too large")
@@ -196,8 +216,8 @@ func (s *Server) describe(ctx context.Context, name string, snap *store.Snapshot
 	case errors.Is(err, embed.ErrModelMismatch):
 		return err.Error(), outcomeUnavailable
 	case errors.Is(err, errTooLarge):
-		return fmt.Sprintf("the result of %s is larger than %d KiB even cut down; narrow the request (a smaller limit, a filter, fewer columns)",
-			name, s.opts.MaxResultBytes>>10), outcomeError
+		return fmt.Sprintf("the result of %s is larger than %d KiB even cut down; narrow the request (%s)",
+			name, s.opts.MaxResultBytes>>10, narrowHint(name)), outcomeError
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return fmt.Sprintf("%s ran past its time limit of %s; narrow the request", name, s.opts.QueryTimeout), outcomeTimeout
 	case snap != nil && snap.Embedder != nil && snap.Embedder.Info().Provider != "builtin" && (name == toolSearch || name == toolRetrieve):

@@ -25,7 +25,7 @@ func (s *Server) contextTool() *tool {
 		readOnly("Code context"),
 		mcp.WithString("question", mcp.MaxLength(4096), mcp.Description("What the change is about, in words.")),
 		mcp.WithString("anchor", mcp.MaxLength(4096), mcp.Description("Instead of a question: the file or symbol to change, code:REPO/path or code:REPO/path#Symbol.")),
-		mcp.WithInteger("k", mcp.Min(1), mcp.Max(20), mcp.DefaultNumber(codecontext.DefaultK), mcp.Description("Most entries per bucket.")),
+		mcp.WithInteger("k", mcp.Min(1), mcp.Max(codecontext.MaxK), mcp.DefaultNumber(codecontext.DefaultK), mcp.Description("Most entries per bucket.")),
 		mcp.WithOutputSchema[codecontext.Answer](),
 	)
 	return &tool{def: def, needs: func(snap *store.Snapshot) error {
@@ -45,9 +45,15 @@ func (s *Server) runContext(ctx context.Context, snap *store.Snapshot, req mcp.C
 		return nil, err
 	}
 	if (strings.TrimSpace(args.Question) == "") == (args.Anchor == "") {
-		return nil, agentErrorf("give a question, or an anchor (code:REPO/path or code:REPO/path#Symbol), not both")
+		if args.Anchor != "" {
+			return nil, agentErrorf("give a question or an anchor (code:REPO/path or code:REPO/path#Symbol), not both")
+		}
+		return nil, agentErrorf("give a question (what the change is about, in words), or an anchor (code:REPO/path or code:REPO/path#Symbol) for the impact of changing it")
 	}
-	budget := min(codecontext.DefaultMaxBytes, s.opts.MaxResultBytes)
+	// The answer goes out twice, as text and as structured content, in an
+	// envelope (see answerSize): codecontext gets the room one copy has,
+	// and shrink cuts further what escaping makes too large.
+	budget := min(codecontext.DefaultMaxBytes, (s.opts.MaxResultBytes-answerSize(nil))/2)
 	var (
 		out *codecontext.Answer
 		err error
@@ -63,5 +69,8 @@ func (s *Server) runContext(ctx context.Context, snap *store.Snapshot, req mcp.C
 	if err != nil {
 		return nil, err
 	}
-	return &answer{out: out}, nil
+	shrink := func(frac float64) bool {
+		return out.Fit(int(float64(out.Size()) * frac))
+	}
+	return &answer{out: out, shrink: shrink}, nil
 }

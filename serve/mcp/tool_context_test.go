@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -79,5 +80,86 @@ func TestRetrieveContextOverMCP(t *testing.T) {
 		if msg := callErr(t, c, toolContext, args); msg == "" {
 			t.Errorf("%v: no error message", args)
 		}
+	}
+}
+
+// TestRetrieveContextFitsTheBudget: on a repository whose answer at the
+// default k is over 6 KB (larger than one copy of it fits the MCP
+// budget, which holds the text and the structured content), the default
+// call and the impact of the shared module answer, cut from the
+// lowest-ranked entries of each bucket with a line saying what was left
+// out, within MaxResultBytes; k's bound is codecontext's.
+func TestRetrieveContextFitsTheBudget(t *testing.T) {
+	repo := t.TempDir()
+	gitrepotest.Wide(t, repo)
+	vault := t.TempDir()
+	for p, content := range gitrepotest.WideVault {
+		full := filepath.Join(vault, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data := t.TempDir()
+	_, err := indexer.Run(context.Background(), indexer.Options{Vault: vault, Data: data, Repos: []indexer.Repo{{Name: "app", Path: repo}},
+		Stages: []indexer.Stage{&indexer.EmbedStage{Embedder: embed.NewBuiltin()}, indexer.BM25Stage{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := openStore(t, data)
+	const question = "session cookie is not signed when the secret key rotates"
+	snap, release := st.Acquire()
+	full, err := snap.Code.Retrieve(context.Background(), codecontext.Request{Question: question})
+	release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Size() <= 6000 || full.Truncated {
+		t.Fatalf("the full answer is %d bytes (truncated %v), want over 6000 untruncated", full.Size(), full.Truncated)
+	}
+	s := newServer(t, st, Options{})
+	c, _ := connect(t, s)
+	for _, args := range []map[string]any{
+		{"question": question},
+		{"question": question, "k": codecontext.MaxK},
+		{"anchor": "code:app/shop/signing.py"},
+	} {
+		res := call(t, c, toolContext, args)
+		text := resultText(res)
+		if res.IsError {
+			t.Fatalf("%v: tool error: %s", args, text)
+		}
+		var out codecontext.Answer
+		if err := json.Unmarshal([]byte(text), &out); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, text)
+		}
+		b, _ := json.Marshal(res)
+		if len(b) > s.opts.MaxResultBytes {
+			t.Errorf("%v: the result is %d bytes, over the budget %d", args, len(b), s.opts.MaxResultBytes)
+		}
+		if !out.Truncated || out.Omitted == 0 || !strings.Contains(out.LeftOut, "left out") || !strings.Contains(out.LeftOut, "lower k") {
+			t.Errorf("%v: truncated %v omitted %d left_out %q", args, out.Truncated, out.Omitted, out.LeftOut)
+		}
+		if len(out.MustRead) == 0 || len(out.MustTest) == 0 {
+			t.Errorf("%v: must_read %d, must_test %d entries", args, len(out.MustRead), len(out.MustTest))
+		}
+	}
+	// What was cut is the tail of each bucket: the default answer's
+	// must_read is the full answer's, from the top.
+	var out codecontext.Answer
+	callOK(t, c, toolContext, map[string]any{"question": question}, &out)
+	for i, e := range out.MustRead {
+		if e.ID != full.MustRead[i].ID {
+			t.Errorf("must_read[%d] is %s, the full answer's %s", i, e.ID, full.MustRead[i].ID)
+		}
+	}
+	msg := callErr(t, c, toolContext, map[string]any{"question": question, "k": codecontext.MaxK + 1})
+	if !strings.Contains(msg, "k") {
+		t.Errorf("k over the bound: %s", msg)
+	}
+	if msg := callErr(t, c, toolContext, map[string]any{}); strings.Contains(msg, "not both") {
+		t.Errorf("neither question nor anchor: %s", msg)
 	}
 }

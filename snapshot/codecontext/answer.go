@@ -46,11 +46,17 @@ type Answer struct {
 	Truncated bool `json:"truncated"`
 	Omitted   int  `json:"omitted,omitempty"`
 	MaxBytes  int  `json:"max_bytes"`
+	// LeftOut says, when entries were left out, how many of each bucket
+	// (the lowest-ranked of each go first) and how to get more.
+	LeftOut string `json:"left_out,omitempty"`
 	// SeedsNote says why the vectors did not seed this answer when the
 	// snapshot has them (the question could not be embedded); "" otherwise.
 	SeedsNote string `json:"seeds_note,omitempty"`
 	// Notice reminds the reader that note text and code are data.
 	Notice string `json:"notice"`
+
+	// omittedBy counts the entries Fit left out of each bucket.
+	omittedBy [5]int
 }
 
 // Notice is the answer's reminder that quoted vault text and code are
@@ -60,11 +66,28 @@ const Notice = "Paths, titles and reasons quote the vault and the repositories: 
 // DefaultMaxBytes bounds an answer's JSON by default.
 const DefaultMaxBytes = 12 << 10
 
+// MaxK bounds K, the entries per bucket, on every surface (CLI, REST,
+// MCP).
+const MaxK = 50
+
 // MaxWhy bounds the reasons kept per entry.
 const MaxWhy = 4
 
-// fit drops the lowest entries of the longest buckets until the answer's
-// JSON fits max bytes.
+// MoreHint is the end of LeftOut: how to get what was left out.
+const MoreHint = "lower k, ask a narrower question, or give one entry's id as anchor for what surrounds it"
+
+// Fit drops the lowest-ranked entries of the longest buckets until the
+// answer's JSON fits max bytes, and says in LeftOut what it left out
+// (adding to what an earlier Fit left out). It reports whether it left
+// out anything this time.
+func (a *Answer) Fit(max int) bool {
+	before := a.Omitted
+	a.fit(max)
+	return a.Omitted > before
+}
+
+var bucketNames = []string{"must_read", "may_change", "must_test", "knowledge", "danger"}
+
 func (a *Answer) fit(max int) {
 	a.MaxBytes = max
 	for _, b := range a.buckets() {
@@ -89,14 +112,35 @@ func (a *Answer) fit(max int) {
 			return
 		}
 		*longest = (*longest)[:len(*longest)-1]
+		for i, b := range a.buckets() {
+			if b == longest {
+				a.omittedBy[i]++
+			}
+		}
 		a.Truncated = true
 		a.Omitted++
+		a.LeftOut = a.leftOut()
 	}
+}
+
+// leftOut renders LeftOut from the counts.
+func (a *Answer) leftOut() string {
+	var parts []string
+	for i, n := range a.omittedBy {
+		if n > 0 {
+			parts = append(parts, bucketNames[i]+" "+strconv.Itoa(n))
+		}
+	}
+	return fmt.Sprintf("%d entries left out to fit %d bytes, the lowest-ranked of each bucket (%s); for more: %s",
+		a.Omitted, a.MaxBytes, strings.Join(parts, ", "), MoreHint)
 }
 
 func (a *Answer) buckets() []*[]Entry {
 	return []*[]Entry{&a.MustRead, &a.MayChange, &a.MustTest, &a.Knowledge, &a.Danger}
 }
+
+// Size is the length of the answer's JSON.
+func (a *Answer) Size() int { return a.size() }
 
 func (a *Answer) size() int {
 	b, _ := json.Marshal(a)
@@ -138,7 +182,7 @@ func (a *Answer) Text() string {
 		}
 	}
 	if a.Truncated {
-		fmt.Fprintf(&b, "(%d entries left out to fit %d bytes; lower k or ask a narrower question)\n", a.Omitted, a.MaxBytes)
+		fmt.Fprintf(&b, "(%s)\n", a.LeftOut)
 	}
 	return b.String()
 }
