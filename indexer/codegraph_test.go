@@ -2,12 +2,16 @@ package indexer
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	gogit "github.com/go-git/go-git/v5"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vaultgraph/vaultgraph/format"
@@ -345,5 +349,44 @@ func TestCodeGraphIsUpdatedInPlace(t *testing.T) {
 	}
 	if diff := cmp.Diff(answers(fresh.Dir), got); diff != "" {
 		t.Errorf("updated graph (+) against a fresh build (-):\n%s", diff)
+	}
+}
+
+// TestRefusedRepositoryWritesNothing: a repository Run refuses (the data
+// directory inside it, a bare repository, a path that does not exist or
+// is no git working tree, a name given twice) fails with what to fix
+// before anything is written: no data directory, no lock, nothing in the
+// repository.
+func TestRefusedRepositoryWritesNothing(t *testing.T) {
+	repoDir := t.TempDir()
+	gitrepotest.Podcast(t, repoDir)
+	vault := writeVault(t, gitrepotest.PodcastVault)
+	bare := filepath.Join(t.TempDir(), "bare.git")
+	if _, err := gogit.PlainClone(bare, true, &gogit.CloneOptions{URL: repoDir}); err != nil {
+		t.Fatal(err)
+	}
+	before := gitrepotest.Checksums(t, repoDir)
+	for _, c := range []struct {
+		name  string
+		data  string
+		repos []Repo
+		want  string
+	}{
+		{"data inside the repository", filepath.Join(repoDir, "data"), []Repo{{Name: "app", Path: repoDir}}, "never writes to a repository"},
+		{"bare", filepath.Join(t.TempDir(), "data"), []Repo{{Name: "app", Path: bare}}, "bare repository has no working tree"},
+		{"missing", filepath.Join(t.TempDir(), "data"), []Repo{{Name: "app", Path: filepath.Join(repoDir, "nope")}}, "does not exist"},
+		{"not a repository", filepath.Join(t.TempDir(), "data"), []Repo{{Name: "app", Path: t.TempDir()}}, "not the top folder of a git working tree"},
+		{"twice", filepath.Join(t.TempDir(), "data"), []Repo{{Name: "app", Path: repoDir}, {Name: "app", Path: repoDir}}, "given twice"},
+	} {
+		_, err := Run(context.Background(), Options{Vault: vault, Data: c.data, Repos: c.repos})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.want)
+		}
+		if _, err := os.Lstat(c.data); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: the refused run left %s behind (%v)", c.name, c.data, err)
+		}
+	}
+	if diff := cmp.Diff(before, gitrepotest.Checksums(t, repoDir)); diff != "" {
+		t.Errorf("the repository changed (-before +after):\n%s", diff)
 	}
 }

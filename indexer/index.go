@@ -54,6 +54,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The repositories are checked before the lock, the first write: a
+	// refused one leaves nothing behind, in the repository or beside it.
+	if err := checkRepos(opts.Repos, data); err != nil {
+		return nil, err
+	}
 	ignore, err := compileIgnore(opts.Ignore)
 	if err != nil {
 		return nil, err
@@ -89,11 +94,6 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	repos, err := readRepos(ctx, opts.Repos, opts.MaxCodeBytes)
 	if err != nil {
 		return nil, err
-	}
-	for _, in := range repos {
-		if err := DataOutsideVault(in.spec.Path, data); err != nil {
-			return nil, fmt.Errorf("repository %s: data directory %s is inside it; put it elsewhere (vaultgraph never writes to a repository)", in.spec.Name, data)
-		}
 	}
 	var retry []string
 	if parent != nil && !opts.Full && sameInputs(parent, read, walkWarnings, opts) && sameRepos(parent.Manifest.Repos, repos) {

@@ -55,6 +55,27 @@ type repoInput struct {
 
 // readRepos opens every repository and lists its tracked files. A
 // repository that cannot be opened fails the run: the user named it.
+// checkRepos opens each repository of repos, refusing a name given twice,
+// a path that is not a git working tree and a data directory inside one;
+// Run calls it before it writes anything.
+func checkRepos(repos []Repo, data string) error {
+	seen := map[string]bool{}
+	for _, spec := range repos {
+		if seen[spec.Name] {
+			return fmt.Errorf("--repo %s is given twice; give each repository its own name", spec.Name)
+		}
+		seen[spec.Name] = true
+		r, err := gitrepo.Open(spec.Path)
+		if err != nil {
+			return fmt.Errorf("repository %s: %w", spec.Name, err)
+		}
+		if err := DataOutsideVault(r.Root(), data); err != nil {
+			return fmt.Errorf("repository %s: data directory %s is inside it; put it elsewhere (vaultgraph never writes to a repository)", spec.Name, data)
+		}
+	}
+	return nil
+}
+
 func readRepos(ctx context.Context, repos []Repo, maxBytes int64) ([]repoInput, error) {
 	seen := map[string]bool{}
 	out := make([]repoInput, 0, len(repos))

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	gogit "github.com/go-git/go-git/v5"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vaultgraph/vaultgraph/indexer/gitrepo/gitrepotest"
@@ -167,6 +168,14 @@ func TestScheduleCarriesRepos(t *testing.T) {
 		if r := vg(t, args...); r.code != 2 || !strings.Contains(r.stderr, "repo") {
 			t.Errorf("schedule %v: exit %d, %s; want a usage error about the repository", bad, r.code, r.stderr)
 		}
+	}
+	// A bare repository has no working tree to index.
+	bare := filepath.Join(t.TempDir(), "bare.git")
+	if _, err := gogit.PlainClone(bare, true, &gogit.CloneOptions{URL: repoDir}); err != nil {
+		t.Fatal(err)
+	}
+	if r := vg(t, "schedule", "systemd", "--vault", vault, "--data", data, "--repo", "app="+bare); r.code != 2 || !strings.Contains(r.stderr, "bare repository") {
+		t.Errorf("schedule with a bare repository: exit %d, %s", r.code, r.stderr)
 	}
 }
 

@@ -31,12 +31,26 @@ func Open(root string) (*Repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("repository path: %w", err)
 	}
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("open repository %s: it does not exist", abs)
+	case err != nil:
+		return nil, fmt.Errorf("open repository %s: %w", abs, err)
+	case !fi.IsDir():
+		return nil, fmt.Errorf("open repository %s: not a folder; give the top folder of a git working tree", abs)
+	}
 	r, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
 	if err != nil {
 		if errors.Is(err, git.ErrRepositoryNotExists) {
 			return nil, fmt.Errorf("open repository %s: not the top folder of a git working tree (no .git there)", abs)
 		}
 		return nil, fmt.Errorf("open repository %s: %w", abs, err)
+	}
+	// A bare repository has no working tree: its files would all be
+	// missing, and every code link would read as broken.
+	if _, err := r.Worktree(); errors.Is(err, git.ErrIsBareRepository) {
+		return nil, fmt.Errorf("open repository %s: a bare repository has no working tree; give a checkout (git clone %s DIR)", abs, abs)
 	}
 	return &Repo{root: abs, repo: r}, nil
 }
