@@ -15,8 +15,8 @@ import (
 // the heap grows to twice what is live before it is collected: the
 // garbage of requests would take as much memory as the snapshot. A store
 // with Options.TuneHeap therefore sets the runtime's soft memory limit to
-// what the open snapshots keep live plus HeapHeadroom, once every load
-// has ended and again when a retired snapshot closes. While a snapshot
+// what the open snapshots keep live plus HeapHeadroom, after every swap
+// and again when a retired snapshot closes. While a snapshot
 // loads, collections wait until the heap has grown by LoadAllowance
 // (GOGC off, the limit raised by that much), so that decoding it (which
 // allocates three times what it keeps at 10,000 notes: a seventh of its
@@ -84,7 +84,9 @@ func (h *heapTuner) loadStarted() {
 	debug.SetMemoryLimit(int64(ms.Sys-ms.HeapReleased) + int64(h.loading)*LoadAllowance)
 }
 
-// loadEnded settles the heap once no load is in progress.
+// loadEnded gives collections back once no load is in progress; the
+// store settles the heap (settle) once the snapshot it loaded is served,
+// so that the swap does not wait for a full collection.
 func (h *heapTuner) loadEnded() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -92,7 +94,6 @@ func (h *heapTuner) loadEnded() {
 	if h.loading == 0 && !userLimit() {
 		debug.SetGCPercent(h.percent)
 	}
-	h.settleLocked()
 }
 
 // settle collects, returns freed memory to the system and, unless a load

@@ -52,16 +52,20 @@ var components = []component{
 	{"graph", openGraph},
 }
 
-// dependents build on the note index and open in order, on one goroutine
-// beside the components: the vector index and the link graph share the
-// note index's rows rather than read the tables again, the code context
-// searches notes through the vector index, and the retriever needs both.
-var dependents = []component{
-	{"vectors", openVectors},
-	{"code", openCode},
-	{"links", openLinks},
-	{"retrieval", openRetriever},
-}
+// dependents build on the note index: each chain opens in order on a
+// goroutine of its own, beside the components and the other chains (the
+// vector index and the link graph share the note index's rows rather than
+// read the tables again, and the code context searches notes through the
+// vector index); the last ones open once all of them have.
+var (
+	dependents = [][]component{
+		{{"vectors", openVectors}, {"code", openCode}},
+		{{"links", openLinks}},
+	}
+	last = []component{
+		{"retrieval", openRetriever}, // over the vector index and the link graph
+	}
+)
 
 // load opens every component of the snapshot e, holding a lease on it from
 // before its manifest is read until it is closed. It runs outside any lock
@@ -119,15 +123,25 @@ func (st *Store) openComponents(ctx context.Context, e snapshot.Entry, s *Snapsh
 	for _, c := range components {
 		g.Go(func() error { return st.openComponent(gctx, c, sn, s) })
 	}
-	g.Go(func() error {
-		for _, c := range dependents {
-			if err := st.openComponent(gctx, c, sn, s); err != nil {
-				return err
+	for _, chain := range dependents {
+		g.Go(func() error {
+			for _, c := range chain {
+				if err := st.openComponent(gctx, c, sn, s); err != nil {
+					return err
+				}
 			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for _, c := range last {
+		if err := st.openComponent(ctx, c, sn, s); err != nil {
+			return err
 		}
-		return nil
-	})
-	return g.Wait()
+	}
+	return nil
 }
 
 func (st *Store) openComponent(ctx context.Context, c component, sn *snapshot.Snapshot, s *Snapshot) error {

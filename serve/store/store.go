@@ -230,12 +230,27 @@ func (st *Store) refresh(ctx context.Context, retry bool) (RefreshResult, error)
 	if deleted != "" {
 		floor = ""
 	}
+	// Loading decodes whole tables: once the new snapshot serves (or was
+	// rejected), return the garbage to the system rather than keep it
+	// resident until the heap next grows; a tuned heap also gets its limit.
+	// Not before publishing: a full collection would delay the swap.
+	loaded := false
+	defer func() {
+		switch {
+		case !loaded:
+		case st.opts.TuneHeap:
+			tuner.settle()
+		default:
+			debug.FreeOSMemory()
+		}
+	}()
 	for i := len(entries) - 1; i >= 0 && entries[i].ID > floor; i-- {
 		e := entries[i]
 		sig := signature(e.Dir)
 		if r, ok := st.rejected[e.ID]; ok && r.signature == sig {
 			continue
 		}
+		loaded = true
 		s, err := st.load(ctx, e)
 		if ctx.Err() != nil {
 			if s != nil {
@@ -257,12 +272,6 @@ func (st *Store) refresh(ctx context.Context, retry bool) (RefreshResult, error)
 		}
 		st.publish(s, res.Previous)
 		res.Current, res.Swapped = s.ID, true
-		// Loading decodes whole tables: return the garbage to the system
-		// rather than keep it resident until the heap next grows (a
-		// tuned heap has done so as its load ended).
-		if !st.opts.TuneHeap {
-			debug.FreeOSMemory()
-		}
 		break
 	}
 	if deleted != "" && !res.Swapped {
