@@ -2,7 +2,8 @@
 // binary and attacks it as real processes, the way a crash, a bad disk, a
 // hostile vault or an abusive client would:
 //
-//   - kill: `index` is killed with SIGKILL at random points of its runs;
+//   - kill: `index` is killed with SIGKILL at random points of its runs
+//     until -kills kills have landed mid-run;
 //     after every kill no partial snapshot may be visible (every directory
 //     named as a snapshot has a manifest and verifies in full), and the
 //     next run must succeed, clean up and hold every note.
