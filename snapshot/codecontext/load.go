@@ -52,8 +52,13 @@ type Index struct {
 	adj      [][]arc
 	symbols  map[int32][]int32 // file -> symbols
 
-	noteLex   *bm25.Index // nil without the BM25 stage
-	noteChunk []int32     // bm25 document -> note node
+	noteLex *bm25.Index // nil without the BM25 stage
+	// linkTerms are the terms every code link of a note puts into its
+	// text ("code", the repositories' names): not words of the note, so
+	// not matched against the question (a question naming the library
+	// would match every note that links to it).
+	linkTerms map[string]bool
+	noteChunk []int32 // bm25 document -> note node
 	codeLex   *lexicon
 	codeChunk []int32 // code lexicon document -> file or symbol node
 
@@ -88,6 +93,12 @@ func load(s *snapshot.Snapshot) (*Index, []format.CodeChunk, error) {
 	if len(s.Manifest.Repos) == 0 {
 		return nil, nil, ErrNoCode
 	}
+	linkTerms := map[string]bool{}
+	for _, r := range append([]format.Repo{{Name: "code"}}, s.Manifest.Repos...) {
+		for _, t := range Terms(r.Name) {
+			linkTerms[t] = true
+		}
+	}
 	var (
 		notes      []noteRow
 		noteEdges  []format.Edge
@@ -121,7 +132,7 @@ func load(s *snapshot.Snapshot) (*Index, []format.CodeChunk, error) {
 	if err := g.Wait(); err != nil {
 		return nil, nil, fmt.Errorf("load code context of %s: %w", s.ID, err)
 	}
-	ix := &Index{snapshot: s.ID, byID: map[string]int32{}, symbols: map[int32][]int32{}}
+	ix := &Index{snapshot: s.ID, linkTerms: linkTerms, byID: map[string]int32{}, symbols: map[int32][]int32{}}
 	for _, n := range notes {
 		kind := KindNote
 		if n.Stub {

@@ -96,7 +96,13 @@ func (ix *Index) seeds(ctx context.Context, question string) (map[int32]float64,
 	}
 	notes := map[int32]float64{}
 	if ix.noteLex != nil {
-		for doc, s := range ix.noteLex.Scores(Terms(question)) {
+		var terms []string
+		for _, t := range Terms(question) {
+			if !ix.linkTerms[t] {
+				terms = append(terms, t)
+			}
+		}
+		for doc, s := range ix.noteLex.Scores(terms) {
 			if s > 0 && ix.noteChunk[doc] >= 0 {
 				n := ix.noteChunk[doc]
 				notes[n] = max(notes[n], float64(s))

@@ -413,3 +413,19 @@ func TestNoteVectorsOnlyWithAModel(t *testing.T) {
 		t.Error("a model embedder seeded no note by its vectors for a question no note has the words of")
 	}
 }
+
+// TestRepositoryNameIsNoNoteWord: the code links of a note (code:app/...)
+// are not its words, so a question naming the repository does not match
+// every note that links into it.
+func TestRepositoryNameIsNoNoteWord(t *testing.T) {
+	ix := podcast(t)
+	a, err := ix.Retrieve(context.Background(), codecontext.Request{Question: "the app crashes at startup with a stack trace in code"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range a.Knowledge {
+		if slices.Contains(e.Why, "matches the question") {
+			t.Errorf("%s matches a question whose only shared words are the repository's name and code: %v", e.ID, e.Why)
+		}
+	}
+}
