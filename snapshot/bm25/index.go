@@ -264,6 +264,9 @@ func (ix *Index) Scores(terms []string) []float32 {
 	return scores
 }
 
+// Knows reports whether some document holds term (a Tokenize term).
+func (ix *Index) Knows(term string) bool { return ix != nil && ix.lookup(term) >= 0 }
+
 // Recycle hands back a slice Scores returned, which the caller must not
 // use afterwards. It is safe for concurrent use, and does nothing on a nil
 // Index.

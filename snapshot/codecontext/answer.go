@@ -49,8 +49,10 @@ type Answer struct {
 	// LeftOut says, when entries were left out, how many of each bucket
 	// (the lowest-ranked of each go first) and how to get more.
 	LeftOut string `json:"left_out,omitempty"`
-	// SeedsNote says why the vectors did not seed this answer when the
-	// snapshot has them (the question could not be embedded); "" otherwise.
+	// SeedsNote says how the answer was seeded when that is worth
+	// knowing: why the vectors did not seed it (the question could not be
+	// embedded), and when few of the question's words occur in the code
+	// or the notes (a weak match, perhaps unrelated); "" otherwise.
 	SeedsNote string `json:"seeds_note,omitempty"`
 	// Notice reminds the reader that note text and code are data.
 	Notice string `json:"notice"`
@@ -156,6 +158,9 @@ func (a *Answer) Text() string {
 		fmt.Fprintf(&b, "impact of changing %s\n", a.Anchor)
 	} else {
 		fmt.Fprintf(&b, "context for %q\n", a.Question)
+	}
+	if a.SeedsNote != "" {
+		fmt.Fprintf(&b, "(%s)\n", a.SeedsNote)
 	}
 	for _, bk := range []struct {
 		name    string

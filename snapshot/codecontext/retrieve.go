@@ -138,7 +138,43 @@ func (ix *Index) seeds(ctx context.Context, question string) (map[int32]float64,
 			why[n] = append(why[n], r.reason)
 		}
 	}
+	if weak := ix.weakWords(question); weak != "" {
+		note = strings.TrimPrefix(note+"; "+weak, "; ")
+	}
 	return seed, why, note, nil
+}
+
+// weakWords says, when fewer than half of the question's words occur
+// anywhere in the code or the notes, which ones do: what the answer holds
+// then was reached from little and may have nothing to do with the
+// question. "" otherwise.
+func (ix *Index) weakWords(question string) string {
+	terms, code := Terms(question), codeTerms(question)
+	var known []string
+	n := 0
+	seen := map[string]bool{}
+	for i, t := range terms {
+		if ix.linkTerms[t] || seen[t] {
+			continue
+		}
+		seen[t] = true
+		n++
+		if _, ok := ix.codeLex.postings[code[i]]; ok || ix.noteLex.Knows(t) {
+			known = append(known, t)
+		}
+	}
+	if n == 0 || 2*len(known) >= n {
+		return ""
+	}
+	which := "none occurs"
+	switch len(known) {
+	case 0:
+	case 1:
+		which = "only " + known[0] + " occurs"
+	default:
+		which = "only " + strings.Join(known, ", ") + " occur"
+	}
+	return fmt.Sprintf("weak match: of the question's %d words, %s in the code or the notes; the answer may be unrelated to the question", n, which)
 }
 
 // fileOf is the file of a code node (itself for a file), -1 for others.

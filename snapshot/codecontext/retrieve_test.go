@@ -429,3 +429,24 @@ func TestRepositoryNameIsNoNoteWord(t *testing.T) {
 		}
 	}
 }
+
+// TestWeakMatchIsSaid: a question whose words are mostly in neither the
+// code nor the notes gets an answer that says so; a hand-checked one does
+// not.
+func TestWeakMatchIsSaid(t *testing.T) {
+	ix := podcast(t)
+	weak, err := ix.Retrieve(context.Background(), codecontext.Request{Question: "kubernetes helm chart rollout"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(weak.SeedsNote, "weak match") || !strings.Contains(weak.Text(), "weak match") {
+		t.Errorf("an off-topic question: seeds_note %q", weak.SeedsNote)
+	}
+	good, err := ix.Retrieve(context.Background(), codecontext.Request{Question: "the daily podcast is generating twice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(good.SeedsNote, "weak") {
+		t.Errorf("a hand-checked question: seeds_note %q", good.SeedsNote)
+	}
+}
