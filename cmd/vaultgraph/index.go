@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -123,6 +125,11 @@ func indexOptions(c *cli.Context) (indexer.Options, error) {
 		r, err := indexer.ParseRepo(s)
 		if err != nil {
 			return indexer.Options{}, usageError(err)
+		}
+		if hint := tildeHint("--repo "+r.Name+"=", r.Path); hint != "" {
+			if _, err := os.Stat(r.Path); errors.Is(err, fs.ErrNotExist) {
+				return indexer.Options{}, usageErrorf("--repo %s: %s does not exist%s", s, r.Path, hint)
+			}
 		}
 		r.Include, r.Exclude = c.StringSlice("repo-include"), c.StringSlice("repo-exclude")
 		repos = append(repos, r)

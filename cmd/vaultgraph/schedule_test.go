@@ -185,3 +185,19 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestIndexRepoTildeHint: a --repo path with an unexpanded ~ (quoted, or
+// after = in sh) that does not exist is a usage error saying to write
+// $HOME, and nothing is written.
+func TestIndexRepoTildeHint(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	vault := t.TempDir()
+	data := filepath.Join(t.TempDir(), "data")
+	r := vg(t, "index", "--vault", vault, "--data", data, "--repo", "app=~/src/api")
+	if r.code != 2 || !strings.Contains(r.stderr, `"$HOME/src/api"`) || !strings.Contains(r.stderr, "does not exist") {
+		t.Errorf("--repo app=~/src/api: exit %d, %s", r.code, r.stderr)
+	}
+	if _, err := os.Lstat(data); err == nil {
+		t.Errorf("the refused run created %s", data)
+	}
+}
