@@ -18,6 +18,8 @@ type ContextRequest struct {
 	Anchor   string `json:"anchor"`
 	K        int    `json:"k"`
 	MaxBytes int    `json:"max_bytes"`
+	// Repo keeps a question's code to one repository (its --repo name).
+	Repo string `json:"repo"`
 	// Weights override the walk's weights by edge type.
 	Weights map[string]float64 `json:"weights"`
 }
@@ -59,7 +61,7 @@ func (s *Server) retrieveContext(c *fiber.Ctx, ix *codecontext.Index, unavailabl
 	if req.Anchor != "" {
 		a, err = ix.Impact(ctx, codecontext.ImpactRequest{ID: req.Anchor, K: req.K, MaxBytes: req.MaxBytes, Weights: req.Weights})
 	} else {
-		a, err = ix.Retrieve(ctx, codecontext.Request{Question: req.Question, K: req.K, MaxBytes: req.MaxBytes, Weights: req.Weights})
+		a, err = ix.Retrieve(ctx, codecontext.Request{Question: req.Question, K: req.K, MaxBytes: req.MaxBytes, Weights: req.Weights, Repo: req.Repo})
 	}
 	switch {
 	case err == nil:
@@ -67,7 +69,7 @@ func (s *Server) retrieveContext(c *fiber.Ctx, ix *codecontext.Index, unavailabl
 			a.LeftOut += fmt.Sprintf("; or a larger max_bytes (up to %d)", MaxContextBytes)
 		}
 		return c.JSON(a)
-	case errors.Is(err, codecontext.ErrUnknownCode):
+	case errors.Is(err, codecontext.ErrUnknownCode), errors.Is(err, codecontext.ErrUnknownRepo):
 		return newError(http.StatusNotFound, KindNotFound, "%s", err.Error())
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return newError(http.StatusGatewayTimeout, KindTimeout, "retrieve_context ran past its timeout")

@@ -37,6 +37,7 @@ file or symbol (impact_of) instead of a question.`,
 				}
 				return atLeast("k", 1)(c, v)
 			}},
+			&cli.StringFlag{Name: "repo", Usage: "keep a question's code to this repository (its --repo NAME)"},
 			&cli.IntFlag{Name: "max-bytes", Value: codecontext.DefaultMaxBytes, Usage: "bound of the answer's JSON", Action: atLeast("max-bytes", 1024)},
 		}, append(formatFlags(), embedderConnFlags()...)...),
 		Before: takesArgs(0, many, ""),
@@ -125,7 +126,10 @@ func runRetrieveContext(c *cli.Context) error {
 			return usageError(err)
 		}
 	} else {
-		a, err = ix.Retrieve(c.Context, codecontext.Request{Question: question, K: c.Int("k"), MaxBytes: c.Int("max-bytes")})
+		a, err = ix.Retrieve(c.Context, codecontext.Request{Question: question, K: c.Int("k"), MaxBytes: c.Int("max-bytes"), Repo: c.String("repo")})
+		if errors.Is(err, codecontext.ErrUnknownRepo) {
+			return usageError(err)
+		}
 	}
 	if err != nil {
 		return err

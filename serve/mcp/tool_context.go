@@ -17,6 +17,7 @@ type contextArgs struct {
 	Question string `json:"question"`
 	Anchor   string `json:"anchor"`
 	K        int    `json:"k"`
+	Repo     string `json:"repo"`
 }
 
 func (s *Server) contextTool() *tool {
@@ -25,6 +26,7 @@ func (s *Server) contextTool() *tool {
 		readOnly("Code context"),
 		mcp.WithString("question", mcp.MaxLength(4096), mcp.Description("What the change is about, in words.")),
 		mcp.WithString("anchor", mcp.MaxLength(4096), mcp.Description("Instead of a question: the file or symbol to change, code:REPO/path or code:REPO/path#Symbol.")),
+		mcp.WithString("repo", mcp.MaxLength(200), mcp.Description("With a question and several repositories indexed: keep the code to this one (its NAME in code:NAME/...).")),
 		mcp.WithInteger("k", mcp.Min(1), mcp.Max(codecontext.MaxK), mcp.DefaultNumber(codecontext.DefaultK), mcp.Description("Most entries per bucket.")),
 		mcp.WithOutputSchema[codecontext.Answer](),
 	)
@@ -61,9 +63,9 @@ func (s *Server) runContext(ctx context.Context, snap *store.Snapshot, req mcp.C
 	if args.Anchor != "" {
 		out, err = snap.Code.Impact(ctx, codecontext.ImpactRequest{ID: args.Anchor, K: args.K, MaxBytes: budget})
 	} else {
-		out, err = snap.Code.Retrieve(ctx, codecontext.Request{Question: args.Question, K: args.K, MaxBytes: budget})
+		out, err = snap.Code.Retrieve(ctx, codecontext.Request{Question: args.Question, K: args.K, MaxBytes: budget, Repo: args.Repo})
 	}
-	if errors.Is(err, codecontext.ErrUnknownCode) {
+	if errors.Is(err, codecontext.ErrUnknownCode) || errors.Is(err, codecontext.ErrUnknownRepo) {
 		return nil, agentErrorf("%s", err.Error())
 	}
 	if err != nil {

@@ -72,11 +72,15 @@ func TestRetrieveContextOverMCP(t *testing.T) {
 		len(text) > codecontext.DefaultMaxBytes {
 		t.Errorf("text (%d bytes):\n%s", len(text), text)
 	}
+	callOK(t, c, toolContext, map[string]any{"question": "the daily podcast is generating twice", "repo": "app"}, &out)
+	if !has(out.MustRead, "code:app/api/app/cron.py") {
+		t.Errorf("with repo app: must_read %+v", out.MustRead)
+	}
 	callOK(t, c, toolContext, map[string]any{"anchor": "code:app/api/app/podcast.py#generate_daily_episode"}, &out)
 	if out.Anchor == "" || !has(out.MayChange, "code:app/api/app/admin.py") {
 		t.Errorf("impact of generate_daily_episode: %+v", out)
 	}
-	for _, args := range []map[string]any{{}, {"question": "x", "anchor": "code:app/api/app/cron.py"}, {"anchor": "code:app/nope.py"}} {
+	for _, args := range []map[string]any{{}, {"question": "x", "anchor": "code:app/api/app/cron.py"}, {"anchor": "code:app/nope.py"}, {"question": "x", "repo": "nope"}} {
 		if msg := callErr(t, c, toolContext, args); msg == "" {
 			t.Errorf("%v: no error message", args)
 		}

@@ -13,6 +13,10 @@ import (
 // or symbol of the snapshot.
 var ErrUnknownCode = errors.New("no code file or symbol has this id")
 
+// ErrUnknownRepo is returned (wrapped) by Retrieve for a Repo the
+// snapshot does not hold.
+var ErrUnknownRepo = errors.New("unknown repository")
+
 // ImpactRequest anchors the buckets on one file or symbol.
 type ImpactRequest struct {
 	// ID is code:NAME/path or code:NAME/path#Symbol.
@@ -36,7 +40,7 @@ func (ix *Index) Impact(ctx context.Context, req ImpactRequest) (*Answer, error)
 	}
 	seed := map[int32]float64{n: 1}
 	why := map[int32][]string{n: {"the anchor"}}
-	a := ix.answer(seed, why, ix.fileOf(n), req.K, req.Weights)
+	a := ix.answer(seed, why, ix.fileOf(n), req.K, req.Weights, "")
 	a.Anchor = req.ID
 	a.fit(orDefault(req.MaxBytes, DefaultMaxBytes))
 	return a, nil

@@ -58,6 +58,8 @@ type Index struct {
 	// not matched against the question (a question naming the library
 	// would match every note that links to it).
 	linkTerms map[string]bool
+	// repos are the names of the snapshot's repositories.
+	repos     []string
 	noteChunk []int32 // bm25 document -> note node
 	codeLex   *lexicon
 	codeChunk []int32 // code lexicon document -> file or symbol node
@@ -94,6 +96,10 @@ func load(s *snapshot.Snapshot) (*Index, []format.CodeChunk, error) {
 		return nil, nil, ErrNoCode
 	}
 	linkTerms := map[string]bool{}
+	var repos []string
+	for _, r := range s.Manifest.Repos {
+		repos = append(repos, r.Name)
+	}
 	for _, r := range append([]format.Repo{{Name: "code"}}, s.Manifest.Repos...) {
 		for _, t := range Terms(r.Name) {
 			linkTerms[t] = true
@@ -132,7 +138,7 @@ func load(s *snapshot.Snapshot) (*Index, []format.CodeChunk, error) {
 	if err := g.Wait(); err != nil {
 		return nil, nil, fmt.Errorf("load code context of %s: %w", s.ID, err)
 	}
-	ix := &Index{snapshot: s.ID, linkTerms: linkTerms, byID: map[string]int32{}, symbols: map[int32][]int32{}}
+	ix := &Index{snapshot: s.ID, linkTerms: linkTerms, repos: repos, byID: map[string]int32{}, symbols: map[int32][]int32{}}
 	for _, n := range notes {
 		kind := KindNote
 		if n.Stub {

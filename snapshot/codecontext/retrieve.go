@@ -19,6 +19,9 @@ type Request struct {
 	MaxBytes int
 	// Weights override DefaultWeights by edge type.
 	Weights Weights
+	// Repo, when set, keeps the answer's code to that repository (the
+	// name given to --repo); notes are kept whatever they link to.
+	Repo string
 }
 
 // SeedShare is the least share of the best lexical hit's score (of notes,
@@ -47,6 +50,9 @@ func (ix *Index) Retrieve(ctx context.Context, req Request) (*Answer, error) {
 	if strings.TrimSpace(req.Question) == "" {
 		return nil, fmt.Errorf("question is empty: say what the change is about")
 	}
+	if req.Repo != "" && !slices.Contains(ix.repos, req.Repo) {
+		return nil, fmt.Errorf("%w: no repository %q in this snapshot; its repositories are %s", ErrUnknownRepo, req.Repo, strings.Join(ix.repos, ", "))
+	}
 	seed, why, note, err := ix.seeds(ctx, req.Question)
 	if err != nil {
 		return nil, err
@@ -54,7 +60,15 @@ func (ix *Index) Retrieve(ctx context.Context, req Request) (*Answer, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	a := ix.answer(seed, why, -1, req.K, req.Weights)
+	if req.Repo != "" {
+		for n := range seed {
+			if r := ix.nodes[n].repo; r != "" && r != req.Repo {
+				delete(seed, n)
+				delete(why, n)
+			}
+		}
+	}
+	a := ix.answer(seed, why, -1, req.K, req.Weights, req.Repo)
 	a.Question, a.SeedsNote = req.Question, note
 	a.fit(orDefault(req.MaxBytes, DefaultMaxBytes))
 	return a, nil
@@ -244,13 +258,15 @@ func round(f float64) float64 { return float64(int64(f*1e6+0.5)) / 1e6 }
 
 // answer ranks from seed and fills the buckets.
 // anchor, when not -1, is the file that must_read holds alone (Impact).
-func (ix *Index) answer(seed map[int32]float64, seedWhy map[int32][]string, anchor int32, k int, w Weights) *Answer {
+func (ix *Index) answer(seed map[int32]float64, seedWhy map[int32][]string, anchor int32, k int, w Weights, repo string) *Answer {
 	k = orDefault(k, DefaultK)
+	// other is code of another repository than repo, when repo is set.
+	other := func(n int32) bool { return repo != "" && ix.nodes[n].repo != "" && ix.nodes[n].repo != repo }
 	rank := ix.pagerank(seed, w, 30, 0.85)
 	fileScore := map[int32]float64{}
 	symbolHits := map[int32][]int32{}
 	for n, nd := range ix.nodes {
-		if f := ix.fileOf(int32(n)); f >= 0 && rank[n] > 0 {
+		if f := ix.fileOf(int32(n)); f >= 0 && rank[n] > 0 && !other(f) {
 			fileScore[f] += rank[n]
 			if nd.kind == KindSymbol && (seed[int32(n)] > 0 || rank[n] > 0) {
 				symbolHits[f] = append(symbolHits[f], int32(n))
@@ -334,7 +350,7 @@ func (ix *Index) answer(seed map[int32]float64, seedWhy map[int32][]string, anch
 		for _, n := range append([]int32{f}, ix.symbols[f]...) {
 			for _, a := range ix.adj[n] {
 				g := ix.fileOf(a.to)
-				if g < 0 || inRead[g] || ix.nodes[g].test {
+				if g < 0 || inRead[g] || ix.nodes[g].test || other(g) {
 					continue
 				}
 				e := ix.edges[a.edge]
@@ -364,7 +380,7 @@ func (ix *Index) answer(seed map[int32]float64, seedWhy map[int32][]string, anch
 		for _, n := range append([]int32{f}, ix.symbols[f]...) {
 			for _, a := range ix.adj[n] {
 				t := ix.fileOf(a.to)
-				if t < 0 || !ix.nodes[t].test || a.out {
+				if t < 0 || !ix.nodes[t].test || a.out || other(t) {
 					continue
 				}
 				e := ix.edges[a.edge]

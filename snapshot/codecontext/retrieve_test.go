@@ -450,3 +450,64 @@ func TestWeakMatchIsSaid(t *testing.T) {
 		t.Errorf("a hand-checked question: seeds_note %q", good.SeedsNote)
 	}
 }
+
+// TestRepoKeepsTheCodeToOneRepository: with two repositories of the same
+// code indexed, a question answers from both, and with Repo from that one
+// only; an unknown Repo is refused naming the snapshot's repositories.
+func TestRepoKeepsTheCodeToOneRepository(t *testing.T) {
+	one, two := t.TempDir(), t.TempDir()
+	gitrepotest.Podcast(t, one)
+	gitrepotest.Podcast(t, two)
+	vault := t.TempDir()
+	for p, content := range gitrepotest.PodcastVault {
+		full := filepath.Join(vault, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := indexer.Run(context.Background(), indexer.Options{Vault: vault, Data: t.TempDir(),
+		Repos:  []indexer.Repo{{Name: "app", Path: one}, {Name: "other", Path: two}},
+		Stages: []indexer.Stage{indexer.BM25Stage{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := snapshot.Open(res.Dir, snapshot.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := codecontext.Load(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const question = "the daily podcast is generating twice"
+	repos := func(a *codecontext.Answer) map[string]bool {
+		seen := map[string]bool{}
+		for _, es := range [][]codecontext.Entry{a.MustRead, a.MayChange, a.MustTest, a.Danger} {
+			for _, e := range es {
+				seen[e.Repo] = true
+			}
+		}
+		return seen
+	}
+	both, err := ix.Retrieve(context.Background(), codecontext.Request{Question: question, K: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := repos(both); !got["app"] || !got["other"] {
+		t.Fatalf("without repo the code comes from %v, want both", got)
+	}
+	only, err := ix.Retrieve(context.Background(), codecontext.Request{Question: question, K: 10, Repo: "other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := repos(only); len(got) != 1 || !got["other"] || len(only.MustRead) == 0 || len(only.MustTest) == 0 {
+		t.Errorf("repo other: code from %v, must_read %v, must_test %v", got, ids(only.MustRead), ids(only.MustTest))
+	}
+	if _, err := ix.Retrieve(context.Background(), codecontext.Request{Question: question, Repo: "nope"}); !errors.Is(err, codecontext.ErrUnknownRepo) ||
+		!strings.Contains(err.Error(), "app, other") {
+		t.Errorf("unknown repo: %v", err)
+	}
+}
