@@ -28,7 +28,8 @@ import (
 //     types, at most DefaultTypedEdgeTables of them (the builder may be
 //     told another bound): links_to and embeds first, whose tables always
 //     exist, even empty, so that every query has at least one relationship
-//     table; then by number of edges, most first, and by name;
+//     table; then by number of edges, most first, and by name, for the
+//     types with at least TypedEdgeTableNotes edges per note;
 //   - one shared relationship table, GraphEdgeTable, for the edges of
 //     every other type (the long tail), which exists only when there is
 //     such a type. Its vg_type column tells the types apart; the query
@@ -151,6 +152,19 @@ const DefaultPropertyColumns = 128
 // have fewer frequent types: the demo vault 20, the generated one 25, and
 // the code graph adds 5.
 const DefaultTypedEdgeTables = 32
+
+// TypedEdgeTableNotes is how many edges per note a type needs for a
+// table of its own (links_to and embeds always have one); the others
+// share GraphEdgeTable. A table costs about 1 MiB on disk in a graph of
+// 10,139 notes, even nearly empty (Kuzu sizes its adjacency arrays to
+// the notes), while an edge costs about 330 bytes more in the shared
+// table than in a table of its own: measured on vaultgraph gen --notes
+// 10000 --seed 1, 62.8 MB with its 25 types in tables of their own, 44.5
+// MB with 22 types of ~620 edges shared, 43.2 MB with those and two of
+// ~1,170 shared. A table pays for itself from ~3,000 edges, 0.3 per note.
+// This is not part of the layout: a reader finds every type's table in
+// EdgeTypes.
+const TypedEdgeTableNotes = 0.3
 
 // Graph build modes recorded in Graph.Build.
 const (

@@ -34,6 +34,10 @@ type GraphStage struct {
 	// TypedTables bounds the edge types with a relationship table of
 	// their own (format.DefaultTypedEdgeTables when 0).
 	TypedTables int
+	// MinTableEdges is the number of edges a type needs for a table of
+	// its own (graphdb's default, in proportion to the notes, when 0;
+	// negative for none).
+	MinTableEdges int
 	// PropertyColumns bounds the property keys with a typed column
 	// (format.DefaultPropertyColumns when 0).
 	PropertyColumns int
@@ -69,7 +73,7 @@ func (s GraphStage) Run(ctx context.Context, b *Build) error {
 		meter.Update(done)
 	}
 	defer func() { meter.Done() }()
-	opts := graphdb.BuildOptions{BufferPoolSize: s.BufferPoolSize, Threads: s.Threads, TypedTables: s.TypedTables, PropertyColumns: s.PropertyColumns, Log: b.Log, Progress: progress}
+	opts := graphdb.BuildOptions{BufferPoolSize: s.BufferPoolSize, Threads: s.Threads, TypedTables: s.TypedTables, MinTableEdges: s.MinTableEdges, PropertyColumns: s.PropertyColumns, Log: b.Log, Progress: progress}
 	notes, edges := b.Notes, b.Edges
 	if hasCode(b) {
 		// Code rows join the notes as nodes labelled CodeFile and Symbol,

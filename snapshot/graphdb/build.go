@@ -30,6 +30,11 @@ type BuildOptions struct {
 	// their own (format.DefaultTypedEdgeTables when 0; links_to and embeds
 	// always have one); the others share format.GraphEdgeTable.
 	TypedTables int
+	// MinTableEdges is the number of edges a type needs for a table of
+	// its own (links_to and embeds always have one): when 0, the number of
+	// notes times format.TypedEdgeTableNotes, a table's fixed cost in
+	// edges of the shared table; negative for no minimum.
+	MinTableEdges int
 	// PropertyColumns bounds the note property keys, and the edge
 	// property keys, with a typed column; the others are held as text in
 	// tail columns. When 0: format.DefaultPropertyColumns, or fewer to
@@ -78,7 +83,7 @@ func Build(ctx context.Context, dir string, notes []format.Note, edges []format.
 	if skipped > 0 {
 		opts.Log.Warn("graph: edges whose ends are not notes were left out", "count", skipped)
 	}
-	plan := planSchema(notes, kept, tableChoice{limit: opts.TypedTables, columns: opts.PropertyColumns})
+	plan := planSchema(notes, kept, tableChoice{limit: opts.TypedTables, minEdges: opts.minTableEdges(len(notes)), columns: opts.PropertyColumns})
 	staging, err := os.MkdirTemp(dir, ".graph-staging-")
 	if err != nil {
 		return nil, fmt.Errorf("build graph: %w", err)
@@ -107,6 +112,18 @@ func Build(ctx context.Context, dir string, notes []format.Note, edges []format.
 	opts.Log.Debug("graph built", "notes", len(notes), "edges", len(kept), "edge_types", len(g.EdgeTypes),
 		"elapsed", time.Since(start).Round(time.Millisecond))
 	return g, nil
+}
+
+// minTableEdges is the number of edges a type needs for a table of its
+// own in a database of n notes.
+func (o BuildOptions) minTableEdges(n int) int {
+	switch {
+	case o.MinTableEdges < 0:
+		return 0
+	case o.MinTableEdges > 0:
+		return o.MinTableEdges
+	}
+	return int(float64(n) * format.TypedEdgeTableNotes)
 }
 
 func (o BuildOptions) withDefaults() BuildOptions {

@@ -109,7 +109,8 @@ var (
 )
 
 // demoSnapshot indexes the demo vault once per test binary, with the graph
-// stage only.
+// stage only, every type in a table of its own (TestConformanceSharedTable
+// runs the same queries on the shared table).
 func demoSnapshot(t testing.TB) string {
 	demoOnce.Do(func() {
 		data, err := os.MkdirTemp("", "vaultgraph-conformance-")
@@ -119,7 +120,7 @@ func demoSnapshot(t testing.TB) string {
 		}
 		res, err := indexer.Run(context.Background(), indexer.Options{
 			Vault: demoVault, Data: data,
-			Stages: []indexer.Stage{indexer.GraphStage{BufferPoolSize: 256 << 20}},
+			Stages: []indexer.Stage{indexer.GraphStage{BufferPoolSize: 256 << 20, MinTableEdges: -1}},
 		})
 		if err != nil {
 			demoErr = err

@@ -266,7 +266,12 @@ func (rt *relTable) hasKey(key string) bool {
 // edges and name.
 type tableChoice struct {
 	limit int
-	keep  map[string]bool
+	// minEdges is the number of edges a type needs for a table of its
+	// own (links_to and embeds need none). A type of keep is held to it
+	// too, so that an updated database has the tables a rebuilt one
+	// would: a type that crosses it changes the layout, which rebuilds.
+	minEdges int
+	keep     map[string]bool
 	// columns bounds the note property keys, and the edge property keys,
 	// with a column of their own (format.DefaultPropertyColumns when 0):
 	// the keys in keepColumns first, then by number of values and key.
@@ -413,6 +418,9 @@ func (choice tableChoice) own(types []*edgeType) map[string]bool {
 	for i, et := range order {
 		if i >= limit && rank(et) > 1 {
 			break
+		}
+		if rank(et) > 1 && len(et.edges) < choice.minEdges {
+			continue
 		}
 		own[et.name] = true
 	}

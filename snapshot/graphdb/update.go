@@ -146,7 +146,7 @@ func planUpdate(parent *snapshot.Snapshot, notes []format.Note, edges []format.E
 			ErrNotUpdatable, pg.BuiltSize, file.Size, opts.MaxGrowth)
 	}
 	kept, skipped := keepConnected(notes, edges)
-	plan := planSchema(notes, kept, tableChoice{limit: opts.TypedTables, keep: ownTables(pg), columns: opts.PropertyColumns, keepColumns: ownColumns(pg)})
+	plan := planSchema(notes, kept, tableChoice{limit: opts.TypedTables, minEdges: opts.minTableEdges(len(notes)), keep: ownTables(pg), columns: opts.PropertyColumns, keepColumns: ownColumns(pg)})
 	g := plan.manifest(len(notes), len(kept), skipped)
 	if err := sameLayout(parent.Manifest.Graph, g); err != nil {
 		return nil, nil, nil, fmt.Errorf("%w: the layout changed: %w", ErrNotUpdatable, err)

@@ -111,8 +111,9 @@ func TestUpdateConformance(t *testing.T) {
 	}
 	data := t.TempDir()
 	// The demo vault is small: replacing Alice and her edges changes a
-	// fifth of its rows, more than the default limit.
-	stage := indexer.GraphStage{BufferPoolSize: 128 << 20, UpdateLimit: 1}
+	// fifth of its rows, more than the default limit. Every type has a
+	// table of its own, as in a large vault (small types share one).
+	stage := indexer.GraphStage{BufferPoolSize: 128 << 20, UpdateLimit: 1, MinTableEdges: -1}
 	opts := indexer.Options{Vault: vault, Data: data, Stages: []indexer.Stage{stage}}
 	res, err := indexer.Run(context.Background(), opts)
 	if err != nil {
@@ -153,7 +154,7 @@ func compareWithRebuilt(t *testing.T, dir string, queries []conformanceQuery) {
 		t.Fatal(err)
 	}
 	fresh := t.TempDir()
-	g, err := graphdb.Build(context.Background(), fresh, notes, edges, graphdb.BuildOptions{BufferPoolSize: 128 << 20})
+	g, err := graphdb.Build(context.Background(), fresh, notes, edges, graphdb.BuildOptions{BufferPoolSize: 128 << 20, MinTableEdges: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
