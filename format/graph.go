@@ -29,7 +29,8 @@ import (
 //     told another bound): links_to and embeds first, whose tables always
 //     exist, even empty, so that every query has at least one relationship
 //     table; then by number of edges, most first, and by name, for the
-//     types with at least TypedEdgeTableNotes edges per note;
+//     types with at least TypedEdgeTableNotes edges per note and
+//     MinTypedEdgeTable edges;
 //   - one shared relationship table, GraphEdgeTable, for the edges of
 //     every other type (the long tail), which exists only when there is
 //     such a type. Its vg_type column tells the types apart; the query
@@ -165,6 +166,12 @@ const DefaultTypedEdgeTables = 32
 // This is not part of the layout: a reader finds every type's table in
 // EdgeTypes.
 const TypedEdgeTableNotes = 0.3
+
+// MinTypedEdgeTable is the fewest edges that earn a type a table of its
+// own in any vault. A small vault's tables cost little, but a type
+// crossing a bound of a few edges would move between tables, and rebuild
+// the database, at every other edit.
+const MinTypedEdgeTable = 1000
 
 // Graph build modes recorded in Graph.Build.
 const (

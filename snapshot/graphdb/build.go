@@ -123,7 +123,7 @@ func (o BuildOptions) minTableEdges(n int) int {
 	case o.MinTableEdges > 0:
 		return o.MinTableEdges
 	}
-	return int(float64(n) * format.TypedEdgeTableNotes)
+	return max(format.MinTypedEdgeTable, int(float64(n)*format.TypedEdgeTableNotes))
 }
 
 func (o BuildOptions) withDefaults() BuildOptions {

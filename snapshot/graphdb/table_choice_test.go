@@ -40,7 +40,8 @@ func TestTableChoiceMinEdges(t *testing.T) {
 		notes int
 		want  int
 	}{
-		{BuildOptions{}, 10000, int(10000 * format.TypedEdgeTableNotes)},
+		{BuildOptions{}, 100000, int(100000 * format.TypedEdgeTableNotes)},
+		{BuildOptions{}, 30, format.MinTypedEdgeTable},
 		{BuildOptions{MinTableEdges: 7}, 10000, 7},
 		{BuildOptions{MinTableEdges: -1}, 10000, 0},
 	} {
