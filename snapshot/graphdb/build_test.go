@@ -84,11 +84,12 @@ func fixtureRows(t testing.TB) ([]format.Note, []format.Edge) {
 	return notes, edges
 }
 
+// buildFixture builds the fixture with every type in a table of its own.
 func buildFixture(t testing.TB) (string, *format.Graph) {
 	t.Helper()
 	dir := t.TempDir()
 	notes, edges := fixtureRows(t)
-	g, err := Build(context.Background(), dir, notes, edges, BuildOptions{BufferPoolSize: 128 << 20})
+	g, err := Build(context.Background(), dir, notes, edges, BuildOptions{BufferPoolSize: 128 << 20, MinTableEdges: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

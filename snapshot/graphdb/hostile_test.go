@@ -39,7 +39,7 @@ func TestNoteWithThousandsOfEdgeTypes(t *testing.T) {
 		write(fmt.Sprintf("P%d.md", i), "works_at:: [[T0]]\n")
 	}
 	res, err := indexer.Run(context.Background(), indexer.Options{Vault: vault, Data: t.TempDir(),
-		Stages: []indexer.Stage{indexer.GraphStage{BufferPoolSize: 128 << 20}}})
+		Stages: []indexer.Stage{indexer.GraphStage{BufferPoolSize: 128 << 20, MinTableEdges: -1}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -496,7 +496,7 @@ func (h *totals) WithGroup(string) slog.Handler      { return h }
 func TestUpdateTailTypesComeAndGo(t *testing.T) {
 	saved := testBuildOptions
 	t.Cleanup(func() { testBuildOptions = saved })
-	testBuildOptions.TypedTables = 3
+	testBuildOptions.TypedTables, testBuildOptions.MinTableEdges = 3, -1
 	var notes []format.Note
 	for i := range 6 {
 		id := fmt.Sprintf("n%d", i)
