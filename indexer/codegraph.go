@@ -54,26 +54,16 @@ func reusableCode(parent *snapshot.Snapshot, opts Options) *codeReuse {
 		return nil
 	}
 	var (
-		files   []format.CodeFile
-		symbols []format.Symbol
-		edges   []format.Edge
-		chunks  []format.CodeChunk
-		g       errgroup.Group
+		cg     snapshot.CodeGraph
+		chunks []format.CodeChunk
+		g      errgroup.Group
 	)
 	g.Go(func() (err error) {
 		chunks, err = snapshot.ReadTable[format.CodeChunk](filepath.Join(parent.Dir, format.CodeChunksFile))
 		return err
 	})
 	g.Go(func() (err error) {
-		files, err = snapshot.ReadTable[format.CodeFile](filepath.Join(parent.Dir, format.CodeFilesFile))
-		return err
-	})
-	g.Go(func() (err error) {
-		symbols, err = snapshot.ReadTable[format.Symbol](filepath.Join(parent.Dir, format.SymbolsFile))
-		return err
-	})
-	g.Go(func() (err error) {
-		edges, err = snapshot.ReadTable[format.Edge](filepath.Join(parent.Dir, format.CodeEdgesFile))
+		cg, err = parent.CodeGraph()
 		return err
 	})
 	if err := g.Wait(); err != nil {
@@ -90,15 +80,15 @@ func reusableCode(parent *snapshot.Snapshot, opts Options) *codeReuse {
 			r.repos[rp.Name] = rp
 		}
 	}
-	for _, f := range files {
+	for _, f := range cg.Files {
 		if _, ok := r.repos[f.Repo]; ok {
 			r.files[f.ID] = f
 		}
 	}
-	for _, s := range symbols {
+	for _, s := range cg.Symbols {
 		r.symbols[s.File] = append(r.symbols[s.File], s)
 	}
-	for _, e := range edges {
+	for _, e := range cg.Edges {
 		if e.Type == format.TypeCoEdits && e.Origin == format.OriginHistory {
 			repo, _, _, _ := format.SplitCodeID(e.Source)
 			r.coEdits[repo] = append(r.coEdits[repo], e)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/vaultgraph/vaultgraph/format"
 )
@@ -123,4 +124,37 @@ func ChunkText(contents map[string]string, note string, start, end int32) (strin
 		return "", fmt.Errorf("%s: a chunk of %q has bytes %d..%d, outside the note's %d bytes", format.ChunksFile, note, start, end, len(content))
 	}
 	return content[start:end], nil
+}
+
+// CodeGraph is the code half of a snapshot as its tables hold it
+// (format/code.go): the files and symbols of its repositories and the
+// edges among them and from notes to them.
+type CodeGraph struct {
+	Files   []format.CodeFile
+	Symbols []format.Symbol
+	Edges   []format.Edge
+}
+
+// CodeGraph reads the snapshot's code files, symbols and code edges, the
+// three tables at once. A snapshot indexed without repositories has no
+// code tables; its CodeGraph is empty.
+func (s *Snapshot) CodeGraph() (CodeGraph, error) {
+	var c CodeGraph
+	if len(s.Manifest.Repos) == 0 {
+		return c, nil
+	}
+	var g errgroup.Group
+	g.Go(func() (err error) {
+		c.Files, err = ReadTable[format.CodeFile](filepath.Join(s.Dir, format.CodeFilesFile))
+		return err
+	})
+	g.Go(func() (err error) {
+		c.Symbols, err = ReadTable[format.Symbol](filepath.Join(s.Dir, format.SymbolsFile))
+		return err
+	})
+	g.Go(func() (err error) {
+		c.Edges, err = ReadTable[format.Edge](filepath.Join(s.Dir, format.CodeEdgesFile))
+		return err
+	})
+	return c, g.Wait()
 }

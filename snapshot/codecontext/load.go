@@ -108,9 +108,7 @@ func load(s *snapshot.Snapshot) (*Index, []format.CodeChunk, error) {
 	var (
 		notes      []noteRow
 		noteEdges  []format.Edge
-		files      []format.CodeFile
-		symbols    []format.Symbol
-		codeEdges  []format.Edge
+		code       snapshot.CodeGraph
 		codeChunks []format.CodeChunk
 		chunks     []chunkRow
 		lex        *bm25.Index
@@ -121,9 +119,7 @@ func load(s *snapshot.Snapshot) (*Index, []format.CodeChunk, error) {
 	}
 	read(func(p string) (err error) { notes, err = snapshot.ReadTable[noteRow](p); return err }, format.NotesFile)
 	read(func(p string) (err error) { noteEdges, err = snapshot.ReadTable[format.Edge](p); return err }, format.EdgesFile)
-	read(func(p string) (err error) { files, err = snapshot.ReadTable[format.CodeFile](p); return err }, format.CodeFilesFile)
-	read(func(p string) (err error) { symbols, err = snapshot.ReadTable[format.Symbol](p); return err }, format.SymbolsFile)
-	read(func(p string) (err error) { codeEdges, err = snapshot.ReadTable[format.Edge](p); return err }, format.CodeEdgesFile)
+	g.Go(func() (err error) { code, err = s.CodeGraph(); return err })
 	read(func(p string) (err error) { codeChunks, err = snapshot.ReadTable[format.CodeChunk](p); return err }, format.CodeChunksFile)
 	read(func(p string) (err error) {
 		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
@@ -146,10 +142,10 @@ func load(s *snapshot.Snapshot) (*Index, []format.CodeChunk, error) {
 		}
 		ix.add(node{id: n.ID, path: n.Path, title: n.Title, kind: kind, labels: n.Labels, file: -1})
 	}
-	for _, f := range files {
+	for _, f := range code.Files {
 		ix.add(node{id: f.ID, path: f.Path, title: filepath.Base(f.Path), kind: KindFile, repo: f.Repo, file: -1, test: f.Test, line: 1})
 	}
-	for _, sy := range symbols {
+	for _, sy := range code.Symbols {
 		fi, ok := ix.byID[sy.File]
 		if !ok {
 			continue
@@ -159,7 +155,7 @@ func load(s *snapshot.Snapshot) (*Index, []format.CodeChunk, error) {
 		ix.symbols[fi] = append(ix.symbols[fi], i)
 	}
 	ix.adj = make([][]arc, len(ix.nodes))
-	for _, e := range append(noteEdges, codeEdges...) {
+	for _, e := range append(noteEdges, code.Edges...) {
 		src, ok1 := ix.byID[e.Source]
 		dst, ok2 := ix.byID[e.Target]
 		if !ok2 && e.Unresolved {

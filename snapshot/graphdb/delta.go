@@ -272,9 +272,8 @@ type graphNote struct {
 // the code nodes and edges as Build got them (CodeNodes).
 func parentRows(parent *snapshot.Snapshot) ([]format.Note, []format.Edge, error) {
 	var rows []graphNote
-	var edges, codeEdges []format.Edge
-	var files []format.CodeFile
-	var symbols []format.Symbol
+	var edges []format.Edge
+	var code snapshot.CodeGraph
 	var g errgroup.Group
 	g.Go(func() (err error) {
 		rows, err = snapshot.ReadTable[graphNote](filepath.Join(parent.Dir, format.NotesFile))
@@ -286,15 +285,7 @@ func parentRows(parent *snapshot.Snapshot) ([]format.Note, []format.Edge, error)
 	})
 	if hasCode(parent.Manifest) {
 		g.Go(func() (err error) {
-			files, err = snapshot.ReadTable[format.CodeFile](filepath.Join(parent.Dir, format.CodeFilesFile))
-			return err
-		})
-		g.Go(func() (err error) {
-			symbols, err = snapshot.ReadTable[format.Symbol](filepath.Join(parent.Dir, format.SymbolsFile))
-			return err
-		})
-		g.Go(func() (err error) {
-			codeEdges, err = snapshot.ReadTable[format.Edge](filepath.Join(parent.Dir, format.CodeEdgesFile))
+			code, err = parent.CodeGraph()
 			return err
 		})
 	}
@@ -307,8 +298,8 @@ func parentRows(parent *snapshot.Snapshot) ([]format.Note, []format.Edge, error)
 			Aliases: r.Aliases, Properties: r.Properties, Stub: r.Stub, Size: r.Size, Modified: r.Modified}
 	}
 	if hasCode(parent.Manifest) {
-		notes = append(notes, CodeNodes(files, symbols, codeEdges)...)
-		edges = append(edges, codeEdges...)
+		notes = append(notes, CodeNodes(code.Files, code.Symbols, code.Edges)...)
+		edges = append(edges, code.Edges...)
 	}
 	return notes, edges, nil
 }
