@@ -482,33 +482,42 @@ func (ew *eventWatcher) skipped(p string) bool {
 }
 
 func (ew *eventWatcher) run(ctx context.Context, changes chan<- struct{}) {
+	runEvents(ctx, ew.w, "the vault", ew.recheck, ew.resync, ew.relevant, ew.dirty, ew.log, changes)
+}
+
+// runEvents turns a file system watcher's events into change signals
+// until ctx ends or the watcher closes: an event relevant says can change
+// a snapshot, a resync (asked for on recheck) that found a change, and an
+// overflow, which lost events (a run re-reads everything anyway). what
+// names the watched tree in log lines.
+func runEvents(ctx context.Context, w *fsnotify.Watcher, what string, recheck <-chan struct{}, resync func() bool,
+	relevant func(fsnotify.Event) bool, dirty *changeSet, log *slog.Logger, changes chan<- struct{}) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-ew.recheck:
-			if ew.resync() {
+		case <-recheck:
+			if resync() {
 				notify(changes)
 			}
-		case ev, ok := <-ew.w.Events:
+		case ev, ok := <-w.Events:
 			if !ok {
 				return
 			}
-			if ew.relevant(ev) {
+			if relevant(ev) {
 				notify(changes)
 			}
-		case err, ok := <-ew.w.Errors:
+		case err, ok := <-w.Errors:
 			if !ok {
 				return
 			}
-			// An overflow lost events: a run re-reads everything anyway.
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				ew.log.Warn("file system events were dropped; re-indexing")
-				ew.dirty.any()
+				log.Warn("file system events were dropped; re-indexing", "watching", what)
+				dirty.any()
 				notify(changes)
 				continue
 			}
-			ew.log.Warn("watching the vault", "err", err)
+			log.Warn("watching "+what, "err", err)
 		}
 	}
 }

@@ -170,33 +170,15 @@ func (rw *repoWatcher) resync() {
 }
 
 func (rw *repoWatcher) run(ctx context.Context, changes chan<- struct{}) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-rw.recheck:
-			rw.resync()
-		case ev, ok := <-rw.w.Events:
-			if !ok {
-				return
-			}
-			if rw.relevant(ev) {
-				rw.dirty.any()
-				notify(changes)
-			}
-		case err, ok := <-rw.w.Errors:
-			if !ok {
-				return
-			}
-			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				rw.log.Warn("file system events of a repository were dropped; re-indexing")
-				rw.dirty.any()
-				notify(changes)
-				continue
-			}
-			rw.log.Warn("watching a repository", "err", err)
+	resync := func() bool { rw.resync(); return false }
+	relevant := func(ev fsnotify.Event) bool {
+		if !rw.relevant(ev) {
+			return false
 		}
+		rw.dirty.any()
+		return true
 	}
+	runEvents(ctx, rw.w, "a repository", rw.recheck, resync, relevant, rw.dirty, rw.log, changes)
 }
 
 // relevant reports whether an event can change a snapshot: a change of
