@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -51,10 +50,7 @@ func TestRetrieveContextOverMCPWithOfficialClient(t *testing.T) {
 	repo := t.TempDir()
 	gitrepotest.Podcast(t, repo)
 	vault := t.TempDir()
-	for p, content := range gitrepotest.PodcastVault {
-		must(t, os.MkdirAll(filepath.Dir(filepath.Join(vault, p)), 0o755))
-		must(t, os.WriteFile(filepath.Join(vault, p), []byte(content), 0o644))
-	}
+	gitrepotest.WriteVault(t, vault, gitrepotest.PodcastVault)
 	data := t.TempDir()
 	vgOK(t, "index", "--vault", vault, "--data", data, "--repo", "app="+repo, "--graph=false", "--quiet")
 
@@ -121,10 +117,7 @@ func TestRetrieveContextOverMCPFitsTheBudget(t *testing.T) {
 	repo := t.TempDir()
 	gitrepotest.Wide(t, repo)
 	vault := t.TempDir()
-	for p, content := range gitrepotest.WideVault {
-		must(t, os.MkdirAll(filepath.Dir(filepath.Join(vault, p)), 0o755))
-		must(t, os.WriteFile(filepath.Join(vault, p), []byte(content), 0o644))
-	}
+	gitrepotest.WriteVault(t, vault, gitrepotest.WideVault)
 	data := t.TempDir()
 	vgOK(t, "index", "--vault", vault, "--data", data, "--repo", "app="+repo, "--graph=false", "--quiet")
 	const question = "session cookie is not signed when the secret key rotates"

@@ -122,10 +122,7 @@ func TestScheduleCarriesRepos(t *testing.T) {
 	repoDir := t.TempDir()
 	gitrepotest.Podcast(t, repoDir)
 	vault := t.TempDir()
-	for p, content := range gitrepotest.PodcastVault {
-		must(t, os.MkdirAll(filepath.Dir(filepath.Join(vault, p)), 0o755))
-		must(t, os.WriteFile(filepath.Join(vault, p), []byte(content), 0o644))
-	}
+	gitrepotest.WriteVault(t, vault, gitrepotest.PodcastVault)
 	data, out := t.TempDir(), t.TempDir()
 	cwd, err := os.Getwd()
 	must(t, err)

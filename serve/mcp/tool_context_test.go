@@ -3,8 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -24,15 +22,7 @@ func TestRetrieveContextOverMCP(t *testing.T) {
 	repo := t.TempDir()
 	gitrepotest.Podcast(t, repo)
 	vault := t.TempDir()
-	for p, content := range gitrepotest.PodcastVault {
-		full := filepath.Join(vault, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	gitrepotest.WriteVault(t, vault, gitrepotest.PodcastVault)
 	data := t.TempDir()
 	_, err := indexer.Run(context.Background(), indexer.Options{Vault: vault, Data: data, Repos: []indexer.Repo{{Name: "app", Path: repo}},
 		Stages: []indexer.Stage{&indexer.EmbedStage{Embedder: embed.NewBuiltin()}, indexer.BM25Stage{}, indexer.GraphStage{BufferPoolSize: testGraphMemory}}})
@@ -97,15 +87,7 @@ func TestRetrieveContextFitsTheBudget(t *testing.T) {
 	repo := t.TempDir()
 	gitrepotest.Wide(t, repo)
 	vault := t.TempDir()
-	for p, content := range gitrepotest.WideVault {
-		full := filepath.Join(vault, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	gitrepotest.WriteVault(t, vault, gitrepotest.WideVault)
 	data := t.TempDir()
 	_, err := indexer.Run(context.Background(), indexer.Options{Vault: vault, Data: data, Repos: []indexer.Repo{{Name: "app", Path: repo}},
 		Stages: []indexer.Stage{&indexer.EmbedStage{Embedder: embed.NewBuiltin()}, indexer.BM25Stage{}}})

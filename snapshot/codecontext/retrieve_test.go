@@ -56,15 +56,7 @@ func podcastSnapshot(t *testing.T, extra map[string]string) *snapshot.Snapshot {
 		r.Commit("more", extra)
 	}
 	vault := t.TempDir()
-	for p, content := range gitrepotest.PodcastVault {
-		full := filepath.Join(vault, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	gitrepotest.WriteVault(t, vault, gitrepotest.PodcastVault)
 	e, err := embed.NewStatic()
 	if err != nil {
 		t.Fatal(err)
@@ -459,15 +451,7 @@ func TestRepoKeepsTheCodeToOneRepository(t *testing.T) {
 	gitrepotest.Podcast(t, one)
 	gitrepotest.Podcast(t, two)
 	vault := t.TempDir()
-	for p, content := range gitrepotest.PodcastVault {
-		full := filepath.Join(vault, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	gitrepotest.WriteVault(t, vault, gitrepotest.PodcastVault)
 	res, err := indexer.Run(context.Background(), indexer.Options{Vault: vault, Data: t.TempDir(),
 		Repos:  []indexer.Repo{{Name: "app", Path: one}, {Name: "other", Path: two}},
 		Stages: []indexer.Stage{indexer.BM25Stage{}}})

@@ -56,6 +56,21 @@ func (r *Repo) Write(files map[string]string) {
 	}
 }
 
+// WriteVault writes a vault's notes (path -> content) into dir, for the
+// fixtures' vaults beside their repositories (PodcastVault, WideVault).
+func WriteVault(t testing.TB, dir string, notes map[string]string) {
+	t.Helper()
+	for p, content := range notes {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // Commit writes files as Write does, stages them (removals too) and
 // commits; it returns the commit hash.
 func (r *Repo) Commit(msg string, files map[string]string) string {
