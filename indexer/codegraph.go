@@ -251,6 +251,7 @@ type codeLinker struct {
 	byPath  map[string]*format.CodeFile
 	byDir   map[string][]*format.CodeFile // Go files by folder
 	byBase  map[string][]*format.CodeFile // by file name without extension
+	pyByEnd map[string][]*format.CodeFile // Python files by the last name of their module path
 	symbols []format.Symbol
 	byName  map[string][]*format.Symbol // by short name (after the last '.')
 	modules map[string]string           // Go module path -> folder ("" for the root)
@@ -261,7 +262,7 @@ type codeLinker struct {
 
 func newCodeLinker(repo string, files []format.CodeFile, symbols []format.Symbol) *codeLinker {
 	lk := &codeLinker{repo: repo, files: files, symbols: symbols, byPath: map[string]*format.CodeFile{},
-		byDir: map[string][]*format.CodeFile{}, byBase: map[string][]*format.CodeFile{}, byName: map[string][]*format.Symbol{},
+		byDir: map[string][]*format.CodeFile{}, byBase: map[string][]*format.CodeFile{}, pyByEnd: map[string][]*format.CodeFile{}, byName: map[string][]*format.Symbol{},
 		modules: map[string]string{}, ordinal: map[edgeKey]int{}, imports: map[string][]string{}}
 	for i := range files {
 		f := &files[i]
@@ -271,6 +272,10 @@ func newCodeLinker(repo string, files []format.CodeFile, symbols []format.Symbol
 		}
 		base := path.Base(f.Path)
 		lk.byBase[strings.TrimSuffix(base, path.Ext(base))] = append(lk.byBase[strings.TrimSuffix(base, path.Ext(base))], f)
+		if f.Language == code.LangPython {
+			end := path.Base(pythonModulePath(f.Path))
+			lk.pyByEnd[end] = append(lk.pyByEnd[end], f)
+		}
 	}
 	for i := range symbols {
 		s := &symbols[i]

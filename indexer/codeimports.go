@@ -114,13 +114,9 @@ func (lk *codeLinker) pythonModule(f *format.CodeFile, spec string) *format.Code
 	var best *format.CodeFile
 	bestScore := -1
 	for _, suffix := range []string{path.Join(rest, name), rest} {
-		for i := range lk.files {
-			c := &lk.files[i]
-			if c.Language != code.LangPython {
-				continue
-			}
-			p := strings.TrimSuffix(strings.TrimSuffix(c.Path, "/__init__.py"), path.Ext(c.Path))
-			if !strings.HasSuffix(p, "/"+suffix) {
+		// A path ending with /suffix ends with suffix's last name too.
+		for _, c := range lk.pyByEnd[path.Base(suffix)] {
+			if !strings.HasSuffix(pythonModulePath(c.Path), "/"+suffix) {
 				continue
 			}
 			if score := commonPrefix(path.Dir(c.Path), path.Dir(f.Path)); score > bestScore {
@@ -132,6 +128,12 @@ func (lk *codeLinker) pythonModule(f *format.CodeFile, spec string) *format.Code
 		}
 	}
 	return best
+}
+
+// pythonModulePath is a Python file's module as a path: pkg/mod for
+// pkg/mod.py, pkg for pkg/__init__.py.
+func pythonModulePath(file string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(file, "/__init__.py"), path.Ext(file))
 }
 
 var scriptExtensions = []string{"", ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", "/index.ts", "/index.tsx", "/index.js", "/index.jsx"}

@@ -1,7 +1,6 @@
 package indexer
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -39,17 +38,13 @@ func codeValues(p format.Property) []string {
 	var vals []string
 	switch p.Kind {
 	case format.KindString:
-		var s string
-		if json.Unmarshal([]byte(p.JSON()), &s) == nil {
-			vals = []string{s}
-		}
+		vals = []string{p.Text()}
 	case format.KindList:
-		var items []any
-		if json.Unmarshal([]byte(p.JSON()), &items) == nil {
-			for _, it := range items {
-				if s, ok := it.(string); ok {
-					vals = append(vals, s)
-				}
+		// Items that are not strings are held as their text (numbers,
+		// booleans, JSON), none of which names code.
+		for _, it := range p.List {
+			if it != nil {
+				vals = append(vals, *it)
 			}
 		}
 	}

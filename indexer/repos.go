@@ -53,8 +53,6 @@ type repoInput struct {
 	digest  string
 }
 
-// readRepos opens every repository and lists its tracked files. A
-// repository that cannot be opened fails the run: the user named it.
 // checkRepos opens each repository of repos, refusing a name given twice,
 // a path that is not a git working tree and a data directory inside one;
 // Run calls it before it writes anything.
@@ -76,14 +74,12 @@ func checkRepos(repos []Repo, data string) error {
 	return nil
 }
 
+// readRepos opens every repository and lists its tracked files, after
+// checkRepos accepted them. A repository that cannot be opened fails the
+// run: the user named it.
 func readRepos(ctx context.Context, repos []Repo, maxBytes int64) ([]repoInput, error) {
-	seen := map[string]bool{}
 	out := make([]repoInput, 0, len(repos))
 	for _, spec := range repos {
-		if seen[spec.Name] {
-			return nil, fmt.Errorf("--repo %s is given twice; give each repository its own name", spec.Name)
-		}
-		seen[spec.Name] = true
 		in, err := readRepo(ctx, spec, maxBytes)
 		if err != nil {
 			return nil, fmt.Errorf("repository %s: %w", spec.Name, err)
