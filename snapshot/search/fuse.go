@@ -174,7 +174,13 @@ func (ix *Index) textSearch(q Query, vec []float32) (*Result, error) {
 	if q.Method == Fused {
 		n = fuseDepth(q.K)
 	}
-	lex := ix.lexicalChunks(q.Text, n, keep)
+	// A note search ranks notes by their best chunks, so it reads more
+	// chunks than it returns notes.
+	depth := n
+	if q.Target == Notes {
+		depth = 4 * fuseDepth(q.K)
+	}
+	lex := ix.lexicalChunks(q.Text, depth, keep)
 	if q.Method == BM25Only {
 		res.Exact = true
 		switch q.Target {
@@ -183,7 +189,7 @@ func (ix *Index) textSearch(q Query, vec []float32) (*Result, error) {
 				res.Chunks = append(res.Chunks, ix.chunkHit(int32(h.Doc), h.Score))
 			}
 		case Notes:
-			notes := ix.lexicalNotes(ix.lexicalChunks(q.Text, fuseDepth(q.K)*4, keep))
+			notes := ix.lexicalNotes(lex)
 			res.Notes = notes[:min(q.K, len(notes))]
 		}
 		return res, nil
@@ -208,7 +214,7 @@ func (ix *Index) textSearch(q Query, vec []float32) (*Result, error) {
 			return nil, err
 		}
 		res.Exact = exact
-		lexNotes := ix.lexicalNotes(ix.lexicalChunks(q.Text, 4*n, keep))
+		lexNotes := ix.lexicalNotes(lex)
 		res.Notes = fusedNotes(hits, lexNotes[:min(n, len(lexNotes))], q.K)
 	}
 	return res, nil
