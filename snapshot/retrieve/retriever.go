@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -126,9 +125,7 @@ func New(src Sources) (_ *Retriever, err error) {
 	}
 	r.indexChunks(rows)
 	r.indexEdges()
-	if err := r.openBM25(rows); err != nil {
-		return nil, err
-	}
+	r.openBM25()
 	return r, nil
 }
 
@@ -191,35 +188,15 @@ func (r *Retriever) indexEdges() {
 	slices.Sort(r.typedRows)
 }
 
-// openBM25 reads the lexical index and checks that its documents are the
-// chunks, in order.
-func (r *Retriever) openBM25(rows []format.Chunk) error {
+// openBM25 takes the lexical index from the search index, which read it
+// and checked that its documents are the chunks, in order.
+func (r *Retriever) openBM25() {
 	if r.snap.Manifest.BM25 == nil {
 		r.warnings = append(r.warnings, fmt.Sprintf("snapshot %s has no BM25 index (built before the bm25 stage): "+
 			"seeds come from vectors, names and edges only; index the vault again for lexical search", r.snap.ID))
-		return nil
+		return
 	}
-	if shared := r.search.BM25(); shared != nil {
-		// The search index has read and checked it already.
-		r.lexical = shared
-		return nil
-	}
-	ix, err := bm25.Open(filepath.Join(r.snap.Dir, format.BM25File))
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("snapshot %s: its manifest names %s but the file is missing", r.snap.ID, format.BM25File)
-	}
-	if err != nil {
-		return err
-	}
-	ids := make([]string, len(rows))
-	for i, c := range rows {
-		ids[i] = c.ID
-	}
-	if ix.Docs() != len(rows) || ix.DocsDigest() != bm25.DocsDigest(ids) {
-		return fmt.Errorf("snapshot %s: %w: %s was built for other chunks than the snapshot's", r.snap.ID, bm25.ErrCorrupt, format.BM25File)
-	}
-	r.lexical = ix
-	return nil
+	r.lexical = r.search.BM25()
 }
 
 // Close unmaps the vector files New mapped. It does not close the Sources.
