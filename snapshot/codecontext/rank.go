@@ -29,8 +29,8 @@ var DefaultWeights = Weights{
 	format.TypeEmbeds:   0.3,
 }
 
-func (ix *Index) weight(w Weights, a arc) float64 {
-	e := &ix.edges[a.edge]
+func (ix *Index) weight(w Weights, edge int) float64 {
+	e := &ix.edges[edge]
 	v, ok := w[e.Type]
 	if !ok {
 		v, ok = DefaultWeights[e.Type]
@@ -66,10 +66,15 @@ func (ix *Index) pagerank(seed map[int32]float64, w Weights, iterations int, dam
 	}
 	out := make([]float64, n)
 	copy(out, restart)
+	// An edge's weight is the same in every iteration.
+	weights := make([]float64, len(ix.edges))
+	for i := range weights {
+		weights[i] = ix.weight(w, i)
+	}
 	sums := make([]float64, n)
 	for u := range ix.adj {
 		for _, a := range ix.adj[u] {
-			sums[u] += ix.weight(w, a)
+			sums[u] += weights[a.edge]
 		}
 	}
 	next := make([]float64, n)
@@ -87,7 +92,7 @@ func (ix *Index) pagerank(seed map[int32]float64, w Weights, iterations int, dam
 				continue
 			}
 			for _, a := range ix.adj[u] {
-				next[a.to] += damping * p * ix.weight(w, a) / sums[u]
+				next[a.to] += damping * p * weights[a.edge] / sums[u]
 			}
 		}
 		for i := range next {

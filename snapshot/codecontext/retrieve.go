@@ -116,12 +116,14 @@ func (ix *Index) seeds(ctx context.Context, question string) (map[int32]float64,
 				terms = append(terms, t)
 			}
 		}
-		for doc, s := range ix.noteLex.Scores(terms) {
+		scores := ix.noteLex.Scores(terms)
+		for doc, s := range scores {
 			if s > 0 && ix.noteChunk[doc] >= 0 {
 				n := ix.noteChunk[doc]
 				notes[n] = max(notes[n], float64(s))
 			}
 		}
+		ix.noteLex.Recycle(scores)
 	}
 	codeVec, noteVec, err := ix.vectorHits(ctx, question)
 	note := ""
