@@ -283,12 +283,10 @@ func parentRows(parent *snapshot.Snapshot) ([]format.Note, []format.Edge, error)
 		edges, err = parent.Edges()
 		return err
 	})
-	if hasCode(parent.Manifest) {
-		g.Go(func() (err error) {
-			code, err = parent.CodeGraph()
-			return err
-		})
-	}
+	g.Go(func() (err error) {
+		code, err = parent.CodeGraph() // empty without repositories
+		return err
+	})
 	if err := g.Wait(); err != nil {
 		return nil, nil, err
 	}
@@ -297,14 +295,7 @@ func parentRows(parent *snapshot.Snapshot) ([]format.Note, []format.Edge, error)
 		notes[i] = format.Note{ID: r.ID, Path: r.Path, Title: r.Title, Folder: r.Folder, Labels: r.Labels, Tags: r.Tags,
 			Aliases: r.Aliases, Properties: r.Properties, Stub: r.Stub, Size: r.Size, Modified: r.Modified}
 	}
-	if hasCode(parent.Manifest) {
-		notes = append(notes, CodeNodes(code.Files, code.Symbols, code.Edges)...)
-		edges = append(edges, code.Edges...)
-	}
+	notes = append(notes, CodeNodes(code.Files, code.Symbols, code.Edges)...)
+	edges = append(edges, code.Edges...)
 	return notes, edges, nil
-}
-
-// hasCode reports whether a snapshot has the code tables (format/code.go).
-func hasCode(m *format.Manifest) bool {
-	return len(m.Repos) > 0 || m.Counts.CodeEdges > 0 || m.Counts.CodeFiles > 0
 }
