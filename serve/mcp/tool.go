@@ -142,9 +142,14 @@ func (s *Server) call(ctx context.Context, t *tool, req mcp.CallToolRequest) (*m
 	if err := t.unavailable(snap); err != nil {
 		return toolError(id, fmt.Sprintf("%s is not available for this snapshot: %s", t.def.Name, err)), id, outcomeUnavailable
 	}
-	pos, err := readCursor(t.def.Name, req, id)
-	if err != nil {
-		return toolError(id, err.Error()), id, outcomeError
+	// Only paged tools take a cursor (the others' schemas refuse one) or
+	// hand one out, which needs the digest of the call's arguments.
+	var pos position
+	if t.paged {
+		var err error
+		if pos, err = readCursor(t.def.Name, req, id); err != nil {
+			return toolError(id, err.Error()), id, outcomeError
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.QueryTimeout)
 	defer cancel()

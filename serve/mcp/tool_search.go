@@ -139,6 +139,9 @@ func (s *Server) runSearch(ctx context.Context, snap *store.Snapshot, req mcp.Ca
 	if args.Then != "" && snap.Graph == nil {
 		return nil, agentErrorf("then needs the graph database, which this snapshot lacks; search without then")
 	}
+	if _, ok := args.Params["hits"]; ok && args.Then != "" {
+		return nil, agentErrorf("params.hits is bound to the search results; use another name")
+	}
 	k := args.K
 	if k <= 0 {
 		k = min(defaultSearchK, s.opts.MaxK)
@@ -208,10 +211,7 @@ func (s *Server) searchThen(ctx context.Context, snap *store.Snapshot, args serv
 	for k, v := range args.Params {
 		params[k] = v
 	}
-	if _, ok := params["hits"]; ok {
-		return nil, agentErrorf("params.hits is bound to the search results; use another name")
-	}
-	params["hits"] = ids
+	params["hits"] = ids // runSearch refused a hits of the caller's
 	res, err := snap.Graph.Run(ctx, graphdb.Request{Query: args.Then, Params: params, MaxRows: min(defaultCypherRows, s.opts.MaxRows), Timeout: s.opts.QueryTimeout})
 	var ce *cypher.Error
 	if errors.As(err, &ce) {
