@@ -31,6 +31,14 @@ const (
 	minContextBytes = 1 << 10
 )
 
+// Answer asks ix: the impact of the anchor, or the question's context.
+func (r ContextRequest) Answer(ctx context.Context, ix *codecontext.Index) (*codecontext.Answer, error) {
+	if r.Anchor != "" {
+		return ix.Impact(ctx, codecontext.ImpactRequest{ID: r.Anchor, K: r.K, MaxBytes: r.MaxBytes, Weights: r.Weights})
+	}
+	return ix.Retrieve(ctx, codecontext.Request{Question: r.Question, K: r.K, MaxBytes: r.MaxBytes, Weights: r.Weights, Repo: r.Repo})
+}
+
 // retrieveContext answers POST /retrieve_context with a codecontext.Answer.
 func (s *Server) retrieveContext(c *fiber.Ctx, ix *codecontext.Index, unavailable error) error {
 	if ix == nil {
@@ -57,12 +65,7 @@ func (s *Server) retrieveContext(c *fiber.Ctx, ix *codecontext.Index, unavailabl
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.QueryTimeout)
 	defer cancel()
-	var a *codecontext.Answer
-	if req.Anchor != "" {
-		a, err = ix.Impact(ctx, codecontext.ImpactRequest{ID: req.Anchor, K: req.K, MaxBytes: req.MaxBytes, Weights: req.Weights})
-	} else {
-		a, err = ix.Retrieve(ctx, codecontext.Request{Question: req.Question, K: req.K, MaxBytes: req.MaxBytes, Weights: req.Weights, Repo: req.Repo})
-	}
+	a, err := req.Answer(ctx, ix)
 	switch {
 	case err == nil:
 		if a.Truncated {

@@ -7,18 +7,12 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/vaultgraph/vaultgraph/serve"
 	"github.com/vaultgraph/vaultgraph/serve/store"
 	"github.com/vaultgraph/vaultgraph/snapshot/codecontext"
 )
 
 const toolContext = "retrieve_context"
-
-type contextArgs struct {
-	Question string `json:"question"`
-	Anchor   string `json:"anchor"`
-	K        int    `json:"k"`
-	Repo     string `json:"repo"`
-}
 
 func (s *Server) contextTool() *tool {
 	def := mcp.NewTool(toolContext,
@@ -42,7 +36,7 @@ func (s *Server) contextTool() *tool {
 }
 
 func (s *Server) runContext(ctx context.Context, snap *store.Snapshot, req mcp.CallToolRequest) (*answer, error) {
-	var args contextArgs
+	var args serve.ContextRequest // the schema takes question, anchor, repo and k
 	if err := bind(req, &args); err != nil {
 		return nil, err
 	}
@@ -55,16 +49,8 @@ func (s *Server) runContext(ctx context.Context, snap *store.Snapshot, req mcp.C
 	// The answer goes out twice, as text and as structured content, in an
 	// envelope (see answerSize): codecontext gets the room one copy has,
 	// and shrink cuts further what escaping makes too large.
-	budget := min(codecontext.DefaultMaxBytes, (s.opts.MaxResultBytes-answerSize(nil))/2)
-	var (
-		out *codecontext.Answer
-		err error
-	)
-	if args.Anchor != "" {
-		out, err = snap.Code.Impact(ctx, codecontext.ImpactRequest{ID: args.Anchor, K: args.K, MaxBytes: budget})
-	} else {
-		out, err = snap.Code.Retrieve(ctx, codecontext.Request{Question: args.Question, K: args.K, MaxBytes: budget, Repo: args.Repo})
-	}
+	args.MaxBytes = min(codecontext.DefaultMaxBytes, (s.opts.MaxResultBytes-answerSize(nil))/2)
+	out, err := args.Answer(ctx, snap.Code)
 	if errors.Is(err, codecontext.ErrUnknownCode) || errors.Is(err, codecontext.ErrUnknownRepo) {
 		return nil, agentErrorf("%s", err.Error())
 	}
