@@ -273,10 +273,11 @@ func position(body []byte, offset int64) (line, col int) {
 	return line, col
 }
 
-// applyAliases renames the members of the body that aliases names (an
-// older name of a field) to the field's own name, refusing a body that
-// sends both.
-func applyAliases(body []byte, fields bodyFields, aliases map[string]string) ([]byte, bodyFields, error) {
+// RenameAliases renames the members of fields (a JSON object's) that
+// aliases names, older names of a field, to the field's own name, and
+// reports whether it renamed any; an object that sends both names of one
+// field is refused. REST bodies and MCP arguments share it.
+func RenameAliases(fields map[string]json.RawMessage, aliases map[string]string) (bool, error) {
 	renamed := false
 	for alias, name := range aliases {
 		raw, ok := fields[alias]
@@ -284,11 +285,22 @@ func applyAliases(body []byte, fields bodyFields, aliases map[string]string) ([]
 			continue
 		}
 		if _, both := fields[name]; both {
-			return nil, nil, badRequest("send %s or its older name %s, not both", name, alias)
+			return false, fmt.Errorf("send %s or its older name %s, not both", name, alias)
 		}
 		delete(fields, alias)
 		fields[name] = raw
 		renamed = true
+	}
+	return renamed, nil
+}
+
+// applyAliases renames the members of the body that aliases names (an
+// older name of a field) to the field's own name, refusing a body that
+// sends both.
+func applyAliases(body []byte, fields bodyFields, aliases map[string]string) ([]byte, bodyFields, error) {
+	renamed, err := RenameAliases(fields, aliases)
+	if err != nil {
+		return nil, nil, badRequest("%s", err)
 	}
 	if !renamed {
 		return body, fields, nil

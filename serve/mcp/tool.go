@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/vaultgraph/vaultgraph/serve"
 	"github.com/vaultgraph/vaultgraph/serve/store"
 	"github.com/vaultgraph/vaultgraph/snapshot/bucket"
 	"github.com/vaultgraph/vaultgraph/snapshot/cypher"
@@ -331,18 +332,9 @@ func (t *tool) aliased(req mcp.CallToolRequest) (mcp.CallToolRequest, error) {
 	if json.Unmarshal(raw, &args) != nil || args == nil {
 		return req, nil // the schema check says what is wrong
 	}
-	changed := false
-	for alias, name := range t.aliases {
-		v, ok := args[alias]
-		if !ok {
-			continue
-		}
-		if _, both := args[name]; both {
-			return req, agentErrorf("send %s or its older name %s, not both", name, alias)
-		}
-		delete(args, alias)
-		args[name] = v
-		changed = true
+	changed, err := serve.RenameAliases(args, t.aliases)
+	if err != nil {
+		return req, agentErrorf("%s", err)
 	}
 	if !changed {
 		return req, nil
