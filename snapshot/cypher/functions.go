@@ -156,6 +156,9 @@ func (c *fcall) graphFunction(name string) (Expr, kind, bool) {
 	switch name {
 	case "id", "elementid":
 		c.arity(1, 1)
+		if c.kinds[0].tag == kRel {
+			return t.edgeID(c.x(), f.P), scalar("STRING"), true
+		}
 		return &Prop{P: f.P, X: c.x(), Key: "id"}, scalar("STRING"), true
 	case "type":
 		c.arity(1, 1)

@@ -126,12 +126,30 @@ func (t *translator) edgeAccess(x Expr, name string, tables []string, p Pos) (Ex
 	if !ok {
 		return nil, kind{}, false
 	}
+	if name == "id" {
+		return t.edgeID(x, p), k, true
+	}
 	if _, builtin := t.s.edgeCols[name]; !builtin {
 		if prop := t.s.edgeProps[name]; prop.Tail {
 			return t.tailLookup(x, prop, p), k, true
 		}
 	}
 	return &Prop{P: p, X: x, Key: col}, k, true
+}
+
+// edgeID reads a relationship's id: the stored one, or, where the
+// database stores none because the id is the derived one (see format's
+// Edge ids), format.EdgeID(source, type, target, 0) computed from the
+// internal columns.
+func (t *translator) edgeID(x Expr, p Pos) Expr {
+	return t.bindOnce(x, func(x Expr) Expr {
+		col := func(c string) Expr { return &Prop{P: p, X: x, Key: c} }
+		var derived Expr = col(format.GraphSourceColumn)
+		for _, e := range []Expr{strLit("#"), col(format.GraphTypeColumn), strLit("#"), col(format.GraphTargetColumn), strLit("#0")} {
+			derived = &Binary{Op: "+", L: derived, R: e}
+		}
+		return call("coalesce", col("id"), derived)
+	})
 }
 
 // tailLookup reads a tail property of x: the value after the row's null

@@ -55,8 +55,8 @@ func (plan *schemaPlan) updateSteps(dir string, d *delta) ([]step, error) {
 		}
 		steps = append(steps, step{
 			what: fmt.Sprintf("delete %d edges of %s", len(ed.removed), table),
-			stmt: fmt.Sprintf("MATCH ()-[%s:%s]->() WHERE %s.id IN $ids DELETE %s RETURN count(*)",
-				varRel, quote(table), varRel, varRel),
+			stmt: fmt.Sprintf("MATCH ()-[%s:%s]->() WHERE %s IN $ids DELETE %s RETURN count(*)",
+				varRel, quote(table), edgeIDExpr(varRel), varRel),
 			params: map[string]any{"ids": stringList(ed.removed)}, want: int64(len(ed.removed)),
 		})
 	}
@@ -132,15 +132,20 @@ func (plan *schemaPlan) edgeSteps(dir string, rt *relTable, ed *edgeDelta) ([]st
 		steps = append(steps, step{
 			what: fmt.Sprintf("set %d changed edges of %s", len(ed.set), rt.table),
 			stmt: fmt.Sprintf("LOAD FROM %s WITH * MATCH (%s:%s) WHERE %s.id = %s WITH * MATCH (%s)-[%s:%s]->(%s:%s) "+
-				"WHERE %s.id = %s AND %s.id = %s SET %s RETURN count(*)",
+				"WHERE %s.id = %s AND %s = %s SET %s RETURN count(*)",
 				quoteString(file), varFrom, quote(format.GraphNoteTable), varFrom, quote(format.GraphSourceColumn),
 				varFrom, varRel, quote(rt.table), varTo, quote(format.GraphNoteTable),
-				varTo, quote(format.GraphTargetColumn), varRel, quote("id"), setFixedWidth(varRel, cols)),
+				varTo, quote(format.GraphTargetColumn), edgeIDExpr(varRel), stagedEdgeIDExpr, setFixedWidth(varRel, cols)),
 			want: int64(len(ed.set)),
 		})
 	}
 	return steps, nil
 }
+
+// stagedEdgeIDExpr is edgeIDExpr of the row of a staging file that LOAD
+// FROM binds: its columns are variables.
+var stagedEdgeIDExpr = fmt.Sprintf("coalesce(%s, %s + '#' + %s + '#' + %s + '#0')",
+	quote("id"), quote(format.GraphSourceColumn), quote(format.GraphTypeColumn), quote(format.GraphTargetColumn))
 
 // propertyMap gives every column its value from the staging file's
 // column of the same name.

@@ -432,6 +432,10 @@ func (c *converter) rel(r kuzu.Relationship) *Relationship {
 			}
 		}
 	}
+	if out.ID == "" {
+		// The database stores no id where it is the derived one.
+		out.ID = format.EdgeID(out.Source, out.Type, out.Target, 0)
+	}
 	c.tail(out.Properties, r.Properties[format.GraphTailKeysColumn], r.Properties[format.GraphTailValuesColumn])
 	return out
 }
