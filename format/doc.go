@@ -18,7 +18,10 @@
 // # Parquet tables
 //
 // nodes.parquet (Note), links.parquet (Link), edges.parquet (Edge) and
-// chunks.parquet (Chunk) are plain Parquet files with zstd-compressed pages.
+// chunks.parquet (Chunk) are plain Parquet files with zstd-compressed pages,
+// each the first segment of its table: a vault of more than a few hundred
+// notes has further segments (nodes-0001.parquet, ...), and a table is its
+// segments in order (segments.go; the manifest's Tables section lists them).
 // Every string column is written with PLAIN (or dictionary) encoding, never
 // the DELTA_LENGTH_BYTE_ARRAY encoding that parquet-go uses by default: Kuzu's
 // Parquet reader (0.11.3) aborts on delta-encoded strings, and older JS

@@ -66,7 +66,7 @@ func TestDecodeManifestRefusesUnknownVersion(t *testing.T) {
 // TestManifestEmbedderRevision: the model revision is optional, so
 // manifests written before it existed read and write as they were.
 func TestManifestEmbedderRevision(t *testing.T) {
-	old := `{"format_version": 4, "id": "01JDXH0000000000000000000A", "embedder": {"provider": "ollama",
+	old := `{"format_version": 5, "id": "01JDXH0000000000000000000A", "embedder": {"provider": "ollama",
 		"model": "nomic-embed-text:latest", "dimensions": 768, "fingerprint": "ab", "kind": "semantic"}}`
 	m, err := DecodeManifest([]byte(old))
 	if err != nil {
@@ -95,7 +95,7 @@ func TestManifestEmbedderRevision(t *testing.T) {
 func TestFormatVersion(t *testing.T) {
 	// Changing the on-disk format needs a new version and a changelog line
 	// in version.go; update this test together with them.
-	if Version != 4 || !SupportedVersion(4) || SupportedVersion(3) || SupportedVersion(2) || SupportedVersion(1) {
+	if Version != 5 || !SupportedVersion(5) || SupportedVersion(4) || SupportedVersion(3) || SupportedVersion(2) || SupportedVersion(1) {
 		t.Fatalf("Version = %d", Version)
 	}
 }
@@ -191,7 +191,7 @@ func dump(p Property) string {
 // asks for an upgrade. (Versions 2 and 3 have vector files of float32
 // rows, which this build no longer reads.)
 func TestOlderVersionSaysHowToReplaceIt(t *testing.T) {
-	for v, want := range map[int]string{1: "run `vaultgraph index", 2: "run `vaultgraph index", 3: "run `vaultgraph index",
+	for v, want := range map[int]string{1: "run `vaultgraph index", 2: "run `vaultgraph index", 3: "run `vaultgraph index", 4: "run `vaultgraph index",
 		Version + 1: "upgrade vaultgraph"} {
 		_, err := DecodeManifest(fmt.Appendf(nil, `{"format_version": %d, "id": "01JDXH0000000000000000000A"}`, v))
 		if !errors.Is(err, ErrUnknownVersion) || !strings.Contains(err.Error(), want) {

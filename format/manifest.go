@@ -36,6 +36,9 @@ type Manifest struct {
 	// Files maps every other file of the snapshot directory (relative
 	// path, forward slashes) to its size and checksum.
 	Files map[string]FileInfo `json:"files"`
+	// Tables lists the segments of the notes, links, edges and chunks
+	// tables in order, by table name (NotesTable, ...; see segments.go).
+	Tables map[string][]TableSegment `json:"tables"`
 	// Embedder and Vectors describe the vector files (see vectors.go);
 	// absent when the snapshot was built without the embedding stage.
 	Embedder *Embedder `json:"embedder,omitempty"`

@@ -35,7 +35,14 @@ package format
 //	   its note's content from start_byte to end_byte (chunk.go). Snapshots of
 //	   versions 2 and 3 are refused with the command that replaces them
 //	   (index again: the run parses every note and embeds every text).
-const Version = 4
+//	5: tables in segments: the notes, links, edges and chunks tables are
+//	   each one or more Parquet files (nodes.parquet, nodes-0001.parquet,
+//	   ...), cut by notes (segments.go) and listed in order, with a key per
+//	   segment, in the manifest's Tables section; an edit writes only the
+//	   segments of the notes it changed and hard-links the others from its
+//	   parent. Snapshots of version 4 are refused with the command that
+//	   replaces them (index again).
+const Version = 5
 
 // SupportedVersion reports whether this build can read snapshots written in
 // format version v.

@@ -2,7 +2,6 @@ package indexer
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -207,12 +206,12 @@ func reusable(parent *snapshot.Snapshot, opts Options) *reuse {
 		g      errgroup.Group
 	)
 	g.Go(func() (err error) {
-		notes, err = snapshot.ReadTable[noteMeta](filepath.Join(parent.Dir, format.NotesFile))
+		notes, err = snapshot.ReadSegments[noteMeta](parent, format.NotesTable)
 		return err
 	})
 	g.Go(func() (err error) { links, err = parent.Links(); return err })
 	g.Go(func() (err error) {
-		chunks, err = snapshot.ReadTable[chunkMeta](filepath.Join(parent.Dir, format.ChunksFile))
+		chunks, err = snapshot.ReadSegments[chunkMeta](parent, format.ChunksTable)
 		return err
 	})
 	if err := g.Wait(); err != nil {

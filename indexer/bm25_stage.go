@@ -91,7 +91,7 @@ func updateBM25(b *Build, terms func(i int) []string) (*bm25.Builder, int) {
 	if err != nil {
 		return fail(err)
 	}
-	rows, err := snapshot.ReadTable[parentChunk](filepath.Join(p.Dir, format.ChunksFile))
+	rows, err := snapshot.ReadSegments[parentChunk](p, format.ChunksTable)
 	if err != nil {
 		return fail(err)
 	}

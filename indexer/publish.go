@@ -31,7 +31,7 @@ func publish(ctx context.Context, data, id string, parent *snapshot.Snapshot, t 
 			err = errors.Join(err, aerr)
 		}
 	}()
-	if err := writeTables(w.Dir(), t); err != nil {
+	if m.Tables, err = writeTables(w, parent, t); err != nil {
 		return "", err
 	}
 	sortWarnings(t.warnings)
@@ -112,19 +112,20 @@ func runStages(ctx context.Context, b *Build, stages []Stage) error {
 	return ctx.Err()
 }
 
-// writeTables writes the four tables concurrently: compressing them is most
-// of a run's CPU time after parsing.
-func writeTables(dir string, t *tables) error {
+// writeTables writes the tables concurrently: compressing them is most of
+// a run's CPU time after parsing. The notes, links, edges and chunks tables
+// are written in segments (writeSegments); it returns their manifest
+// section.
+func writeTables(w *snapshot.Writer, parent *snapshot.Snapshot, t *tables) (map[string][]format.TableSegment, error) {
+	dir := w.Dir()
 	var g errgroup.Group
-	g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.NotesFile), t.notes) })
-	g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.LinksFile), t.links) })
-	g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.EdgesFile), t.edges) })
-	g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.ChunksFile), t.chunks) })
+	var segs map[string][]format.TableSegment
+	g.Go(func() (err error) { segs, err = writeSegments(w, parent, t); return err })
 	if t.code != nil {
 		g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.CodeFilesFile), t.code.files) })
 		g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.SymbolsFile), t.code.symbols) })
 		g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.CodeChunksFile), t.code.chunks) })
 		g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.CodeEdgesFile), t.codeEdges) })
 	}
-	return g.Wait()
+	return segs, g.Wait()
 }

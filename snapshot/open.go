@@ -158,6 +158,7 @@ func Verify(dir string) (*format.Manifest, []Problem, error) {
 // also reports files m does not name.
 func check(dir string, m *format.Manifest, mode verifyMode, extras bool) []Problem {
 	problems := checkFiles(dir, m.Files, mode)
+	problems = append(problems, checkSegments(m)...)
 	if extras {
 		problems = append(problems, extraFiles(dir, m)...)
 	}
@@ -291,4 +292,29 @@ func Latest(dataDir string, opts OpenOptions) (snap *Snapshot, skipped []error, 
 		return s, skipped, nil
 	}
 	return nil, skipped, fmt.Errorf("%w in %s", ErrNotFound, SnapshotsDir(dataDir))
+}
+
+// checkSegments checks the manifest's Tables section against its files:
+// each segment is named as format.SegmentFile numbers it and is one of the
+// files. A manifest without the section (written by hand or by a test) is
+// read as one file per table (Snapshot.Segments).
+func checkSegments(m *format.Manifest) []Problem {
+	if m.Tables == nil {
+		return nil
+	}
+	var problems []Problem
+	for _, table := range format.SegmentedTables {
+		segs := m.Tables[table]
+		if len(segs) == 0 {
+			problems = append(problems, Problem{format.SegmentFile(table, 0), "the manifest's tables list no segment of " + table})
+		}
+		for i, seg := range segs {
+			if want := format.SegmentFile(table, i); seg.File != want {
+				problems = append(problems, Problem{seg.File, fmt.Sprintf("segment %d of %s, which should be named %s", i, table, want)})
+			} else if _, ok := m.Files[seg.File]; !ok {
+				problems = append(problems, Problem{seg.File, "a segment of " + table + " that the manifest's files do not list"})
+			}
+		}
+	}
+	return problems
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
@@ -50,25 +52,58 @@ func ReadTable[T any](path string) ([]T, error) {
 	return rows, nil
 }
 
+// Segments returns the segments of one of the segmented tables
+// (format.NotesTable, ...) in order, as the manifest's Tables section lists
+// them. A manifest without that section (written by hand, or by a test)
+// has one segment, the table's own file.
+func (s *Snapshot) Segments(table string) []format.TableSegment {
+	if segs, ok := s.Manifest.Tables[table]; ok {
+		return segs
+	}
+	return []format.TableSegment{{File: format.SegmentFile(table, 0), Rows: -1}}
+}
+
+// ReadSegments reads every row of a segmented table: its segments, several
+// at once, concatenated in order. T may name a subset of the columns.
+func ReadSegments[T any](s *Snapshot, table string) ([]T, error) {
+	segs := s.Segments(table)
+	parts := make([][]T, len(segs))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, seg := range segs {
+		g.Go(func() (err error) {
+			parts[i], err = ReadTable[T](filepath.Join(s.Dir, seg.File))
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if len(parts) == 1 {
+		return parts[0], nil
+	}
+	return slices.Concat(parts...), nil
+}
+
 // Notes returns the snapshot's notes and stubs.
 func (s *Snapshot) Notes() ([]format.Note, error) {
-	return ReadTable[format.Note](filepath.Join(s.Dir, format.NotesFile))
+	return ReadSegments[format.Note](s, format.NotesTable)
 }
 
 // Links returns every link as written in the snapshot's notes.
 func (s *Snapshot) Links() ([]format.Link, error) {
-	return ReadTable[format.Link](filepath.Join(s.Dir, format.LinksFile))
+	return ReadSegments[format.Link](s, format.LinksTable)
 }
 
 // Edges returns the snapshot's resolved edges.
 func (s *Snapshot) Edges() ([]format.Edge, error) {
-	return ReadTable[format.Edge](filepath.Join(s.Dir, format.EdgesFile))
+	return ReadSegments[format.Edge](s, format.EdgesTable)
 }
 
 // Chunks returns the snapshot's chunks, each with its text cut from its
 // note's content.
 func (s *Snapshot) Chunks() ([]format.Chunk, error) {
-	chunks, err := ReadTable[format.Chunk](filepath.Join(s.Dir, format.ChunksFile))
+	chunks, err := ReadSegments[format.Chunk](s, format.ChunksTable)
 	if err != nil {
 		return nil, err
 	}
@@ -95,12 +130,7 @@ type noteContent struct {
 // reading only those two columns of nodes.parquet: what chunk texts are
 // cut from (ChunkText).
 func (s *Snapshot) NoteContents() (map[string]string, error) {
-	return ReadNoteContents(s.Dir)
-}
-
-// ReadNoteContents is Snapshot.NoteContents for the snapshot in dir.
-func ReadNoteContents(dir string) (map[string]string, error) {
-	rows, err := ReadTable[noteContent](filepath.Join(dir, format.NotesFile))
+	rows, err := ReadSegments[noteContent](s, format.NotesTable)
 	if err != nil {
 		return nil, err
 	}

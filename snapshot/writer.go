@@ -67,12 +67,22 @@ func (w *Writer) Dir() string { return w.tmp }
 // file for writing: every writer in this module creates its files with
 // O_EXCL, so writing over a link fails instead of changing parent.
 func (w *Writer) Link(parent *Snapshot, name string) (bool, error) {
+	return w.LinkAs(parent, name, name)
+}
+
+// LinkAs is Link for a file the snapshot being written names as rather
+// than name: a table segment that moved to another place in its table
+// (format.SegmentFile). It is not safe for concurrent use either.
+func (w *Writer) LinkAs(parent *Snapshot, name, as string) (bool, error) {
 	info, ok := parent.Manifest.Files[name]
 	if !ok || filepath.IsAbs(name) || !filepath.IsLocal(filepath.FromSlash(name)) {
 		return false, fmt.Errorf("link %s: snapshot %s lists no such file", name, parent.ID)
 	}
+	if filepath.IsAbs(as) || !filepath.IsLocal(filepath.FromSlash(as)) {
+		return false, fmt.Errorf("link %s as %s: not a file name inside the snapshot", name, as)
+	}
 	src := filepath.Join(parent.Dir, filepath.FromSlash(name))
-	dst := filepath.Join(w.tmp, filepath.FromSlash(name))
+	dst := filepath.Join(w.tmp, filepath.FromSlash(as))
 	if err := os.Link(src, dst); err != nil {
 		var le *os.LinkError
 		if errors.As(err, &le) && !errors.Is(err, fs.ErrExist) && !errors.Is(err, fs.ErrNotExist) {
@@ -83,7 +93,7 @@ func (w *Writer) Link(parent *Snapshot, name string) (bool, error) {
 	if w.linked == nil {
 		w.linked = map[string]linkedFile{}
 	}
-	w.linked[name] = linkedFile{src: src, info: info}
+	w.linked[as] = linkedFile{src: src, info: info}
 	return true, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/indexer/vaultgen"
 	"github.com/vaultgraph/vaultgraph/snapshot"
 )
 
@@ -207,5 +208,42 @@ func TestColumnNamesAreNotSQLKeywords(t *testing.T) {
 	}
 	if cat := res[len(files)].Rows; len(cat) != 1 || !slices.Contains([]any{"reserved"}, cat[0]["keyword_category"]) {
 		t.Errorf("duckdb_keywords() says of END: %v", cat)
+	}
+}
+
+// TestSegmentedTablesReadAsOne: a vault of more notes than a segment holds
+// gets tables of several files, and DuckDB reads each as one table by the
+// glob the README gives (nodes*.parquet), with every row the manifest
+// counts and the README's join of chunks to their notes working across
+// segments.
+func TestSegmentedTablesReadAsOne(t *testing.T) {
+	vault, data := t.TempDir(), t.TempDir()
+	if _, err := vaultgen.Generate(vault, vaultgen.Config{Notes: 1200, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	vgOK(t, "index", "--vault", vault, "--data", data)
+	e, err := snapshot.Resolve(data, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := snapshot.Open(e.Dir, snapshot.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Manifest.Tables[format.NotesTable]); n < 2 {
+		t.Fatalf("1,200 notes in %d segments", n)
+	}
+	res := duckdb(t, e.Dir,
+		`SELECT count(*) AS n FROM 'nodes*.parquet'`,
+		`SELECT count(*) AS n FROM 'links*.parquet'`,
+		`SELECT count(*) AS n FROM 'edges*.parquet'`,
+		`SELECT count(*) AS n FROM 'chunks*.parquet'`,
+		`SELECT count(*) AS n FROM 'chunks*.parquet' c JOIN 'nodes*.parquet' n ON n.id = c.note
+		 WHERE c.end_byte <= octet_length(encode(n.content))`)
+	c := s.Manifest.Counts
+	for i, want := range []int{c.Notes + c.Stubs, c.Links, c.Edges, c.Chunks, c.Chunks} {
+		if got := num(res[i].Rows[0]["n"]); got != float64(want) {
+			t.Errorf("statement %d: %v rows, the manifest counts %d", i, got, want)
+		}
 	}
 }

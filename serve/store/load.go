@@ -42,7 +42,7 @@ type component struct {
 // else, while the rest of the snapshot is verified: nothing is decoded,
 // mapped or handed to the graph engine before its bytes are checked.
 var (
-	noteTables = []string{format.NotesFile, format.EdgesFile, format.ChunksFile}
+	noteTables = []string{format.NotesTable, format.EdgesTable, format.ChunksTable}
 	notesFirst = component{"notes", openNotes}
 )
 
@@ -104,7 +104,7 @@ func (st *Store) openComponents(ctx context.Context, e snapshot.Entry, s *Snapsh
 	verify := snapshot.OpenOptions{VerifyChecksums: st.opts.Verify, VerifyFast: true}
 	var tables, rest []string
 	for name := range sn.Manifest.Files {
-		if slices.Contains(noteTables, name) {
+		if slices.ContainsFunc(noteTables, func(table string) bool { return format.IsSegmentFile(table, name) }) {
 			tables = append(tables, name)
 		} else {
 			rest = append(rest, name)

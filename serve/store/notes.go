@@ -2,7 +2,6 @@ package store
 
 import (
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -58,7 +57,7 @@ func loadNotes(s *snapshot.Snapshot) (*Notes, error) {
 	g.Go(func() (err error) { notes, err = s.Notes(); return err })
 	g.Go(func() (err error) { edges, err = s.Edges(); return err })
 	g.Go(func() (err error) {
-		chunks, err = snapshot.ReadTable[Chunk](filepath.Join(s.Dir, format.ChunksFile))
+		chunks, err = snapshot.ReadSegments[Chunk](s, format.ChunksTable)
 		return err
 	})
 	if err := g.Wait(); err != nil {

@@ -117,8 +117,11 @@ func load(s *snapshot.Snapshot) (*Index, []format.CodeChunk, error) {
 	read := func(dst func(string) error, name string) {
 		g.Go(func() error { return dst(filepath.Join(s.Dir, name)) })
 	}
-	read(func(p string) (err error) { notes, err = snapshot.ReadTable[noteRow](p); return err }, format.NotesFile)
-	read(func(p string) (err error) { noteEdges, err = snapshot.ReadTable[format.Edge](p); return err }, format.EdgesFile)
+	g.Go(func() (err error) { notes, err = snapshot.ReadSegments[noteRow](s, format.NotesTable); return err })
+	g.Go(func() (err error) {
+		noteEdges, err = snapshot.ReadSegments[format.Edge](s, format.EdgesTable)
+		return err
+	})
 	g.Go(func() (err error) { code, err = s.CodeGraph(); return err })
 	read(func(p string) (err error) { codeChunks, err = snapshot.ReadTable[format.CodeChunk](p); return err }, format.CodeChunksFile)
 	read(func(p string) (err error) {
@@ -128,7 +131,7 @@ func load(s *snapshot.Snapshot) (*Index, []format.CodeChunk, error) {
 		if lex, err = bm25.Open(p); err != nil {
 			return err
 		}
-		chunks, err = snapshot.ReadTable[chunkRow](filepath.Join(s.Dir, format.ChunksFile))
+		chunks, err = snapshot.ReadSegments[chunkRow](s, format.ChunksTable)
 		return err
 	}, format.BM25File)
 	if err := g.Wait(); err != nil {

@@ -2,7 +2,6 @@ package diff
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -65,15 +64,15 @@ func Compare(a, b *snapshot.Snapshot) (*Report, error) {
 }
 
 func load(s *snapshot.Snapshot) (*side, error) {
-	notes, err := snapshot.ReadTable[noteRow](filepath.Join(s.Dir, format.NotesFile))
+	notes, err := snapshot.ReadSegments[noteRow](s, format.NotesTable)
 	if err != nil {
 		return nil, fmt.Errorf("diff %s: %w", s.ID, err)
 	}
-	edges, err := snapshot.ReadTable[edgeRow](filepath.Join(s.Dir, format.EdgesFile))
+	edges, err := snapshot.ReadSegments[edgeRow](s, format.EdgesTable)
 	if err != nil {
 		return nil, fmt.Errorf("diff %s: %w", s.ID, err)
 	}
-	chunks, err := snapshot.ReadTable[chunkRow](filepath.Join(s.Dir, format.ChunksFile))
+	chunks, err := snapshot.ReadSegments[chunkRow](s, format.ChunksTable)
 	if err != nil {
 		return nil, fmt.Errorf("diff %s: %w", s.ID, err)
 	}

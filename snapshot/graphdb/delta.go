@@ -2,7 +2,6 @@ package graphdb
 
 import (
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
@@ -276,7 +275,7 @@ func parentRows(parent *snapshot.Snapshot) ([]format.Note, []format.Edge, error)
 	var code snapshot.CodeGraph
 	var g errgroup.Group
 	g.Go(func() (err error) {
-		rows, err = snapshot.ReadTable[graphNote](filepath.Join(parent.Dir, format.NotesFile))
+		rows, err = snapshot.ReadSegments[graphNote](parent, format.NotesTable)
 		return err
 	})
 	g.Go(func() (err error) {

@@ -3,7 +3,6 @@ package linkgraph
 import (
 	"cmp"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -155,11 +154,11 @@ type edgeRow struct {
 // Load reads the notes and edges tables of s (not the notes' content) and
 // builds its graph.
 func Load(s *snapshot.Snapshot) (*Graph, error) {
-	nrows, err := snapshot.ReadTable[noteRow](filepath.Join(s.Dir, format.NotesFile))
+	nrows, err := snapshot.ReadSegments[noteRow](s, format.NotesTable)
 	if err != nil {
 		return nil, err
 	}
-	erows, err := snapshot.ReadTable[edgeRow](filepath.Join(s.Dir, format.EdgesFile))
+	erows, err := snapshot.ReadSegments[edgeRow](s, format.EdgesTable)
 	if err != nil {
 		return nil, err
 	}

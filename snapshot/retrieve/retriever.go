@@ -100,7 +100,7 @@ func New(src Sources) (_ *Retriever, err error) {
 	}()
 	rows := src.Chunks
 	if rows == nil {
-		cr, err := snapshot.ReadTable[chunkRow](filepath.Join(s.Dir, format.ChunksFile))
+		cr, err := snapshot.ReadSegments[chunkRow](s, format.ChunksTable)
 		if err != nil {
 			return nil, err
 		}

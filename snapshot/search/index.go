@@ -219,13 +219,12 @@ func (ix *Index) loadTables() error {
 // readTables reads the chunk and edge rows from the snapshot's tables and
 // returns its note rows.
 func (ix *Index) readTables() ([]noteRow, error) {
-	dir := ix.snap.Dir
 	var err error
-	if ix.chunk, err = snapshot.ReadTable[chunkRow](filepath.Join(dir, format.ChunksFile)); err != nil {
+	if ix.chunk, err = snapshot.ReadSegments[chunkRow](ix.snap, format.ChunksTable); err != nil {
 		return nil, err
 	}
 	if ix.opts.Text {
-		contents, err := snapshot.ReadNoteContents(dir)
+		contents, err := ix.snap.NoteContents()
 		if err != nil {
 			return nil, err
 		}
@@ -236,10 +235,10 @@ func (ix *Index) readTables() ([]noteRow, error) {
 			}
 		}
 	}
-	if ix.edge, err = snapshot.ReadTable[edgeRow](filepath.Join(dir, format.EdgesFile)); err != nil {
+	if ix.edge, err = snapshot.ReadSegments[edgeRow](ix.snap, format.EdgesTable); err != nil {
 		return nil, err
 	}
-	return snapshot.ReadTable[noteRow](filepath.Join(dir, format.NotesFile))
+	return snapshot.ReadSegments[noteRow](ix.snap, format.NotesTable)
 }
 
 // shareTables takes the chunk and edge rows of t instead of reading them,

@@ -1,0 +1,127 @@
+package indexer
+
+import (
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/snapshot"
+)
+
+// segmented are the notes, links, edges and chunks tables cut into the
+// segments of format/segments.go: part i of each table holds the rows of
+// the notes in segment i.
+type segmented struct {
+	notes  [][]format.Note
+	links  [][]format.Link
+	edges  [][]format.Edge
+	chunks [][]format.Chunk
+}
+
+// segment cuts t's tables into segments. Every table's rows keep their
+// order within a segment, and since the tables list rows note by note, in
+// the notes table's order, the segments in order are the tables.
+func segment(t *tables) segmented {
+	ids := make([]string, len(t.notes))
+	for i := range t.notes {
+		ids[i] = t.notes[i].ID
+	}
+	ends := format.SegmentEnds(ids)
+	s := segmented{
+		notes:  make([][]format.Note, len(ends)),
+		links:  make([][]format.Link, len(ends)),
+		edges:  make([][]format.Edge, len(ends)),
+		chunks: make([][]format.Chunk, len(ends)),
+	}
+	of := make(map[string]int, len(ids))
+	start := 0
+	for i, end := range ends {
+		s.notes[i] = t.notes[start:end:end]
+		for _, id := range ids[start:end] {
+			of[id] = i
+		}
+		start = end
+	}
+	// A row whose note is not a row (the indexer writes none) goes to the
+	// last segment rather than nowhere.
+	last := len(ends) - 1
+	seg := func(id string) int {
+		if i, ok := of[id]; ok {
+			return i
+		}
+		return last
+	}
+	for _, l := range t.links {
+		i := seg(l.Source)
+		s.links[i] = append(s.links[i], l)
+	}
+	for _, e := range t.edges {
+		i := seg(e.Source)
+		s.edges[i] = append(s.edges[i], e)
+	}
+	for _, c := range t.chunks {
+		i := seg(c.Note)
+		s.chunks[i] = append(s.chunks[i], c)
+	}
+	return s
+}
+
+// writeSegments writes every segment of the four segmented tables, except
+// those whose rows are a segment of the parent's same table (equal keys):
+// those it hard-links from the parent, encoding nothing. It returns the
+// manifest's Tables section.
+func writeSegments(w *snapshot.Writer, parent *snapshot.Snapshot, t *tables) (map[string][]format.TableSegment, error) {
+	s := segment(t)
+	out := map[string][]format.TableSegment{
+		format.NotesTable:  make([]format.TableSegment, len(s.notes)),
+		format.LinksTable:  make([]format.TableSegment, len(s.notes)),
+		format.EdgesTable:  make([]format.TableSegment, len(s.notes)),
+		format.ChunksTable: make([]format.TableSegment, len(s.notes)),
+	}
+	var mu sync.Mutex // w's links
+	g := errgroup.Group{}
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range s.notes {
+		g.Go(func() error { return writeSegment(w, parent, &mu, format.NotesTable, i, s.notes[i], out) })
+		g.Go(func() error { return writeSegment(w, parent, &mu, format.LinksTable, i, s.links[i], out) })
+		g.Go(func() error { return writeSegment(w, parent, &mu, format.EdgesTable, i, s.edges[i], out) })
+		g.Go(func() error { return writeSegment(w, parent, &mu, format.ChunksTable, i, s.chunks[i], out) })
+	}
+	return out, g.Wait()
+}
+
+// writeSegment writes segment i of table, or links the parent's segment
+// with the same key, and records it in out[table][i] (its own element).
+func writeSegment[T any](w *snapshot.Writer, parent *snapshot.Snapshot, mu *sync.Mutex, table string, i int, rows []T,
+	out map[string][]format.TableSegment) error {
+	seg := format.TableSegment{File: format.SegmentFile(table, i), Rows: len(rows), Key: snapshot.SegmentKey(table, rows)}
+	out[table][i] = seg
+	if from, ok := parentSegment(parent, table, seg.Key); ok {
+		mu.Lock()
+		linked, err := w.LinkAs(parent, from, seg.File)
+		mu.Unlock()
+		if err != nil || linked {
+			return err
+		}
+	}
+	return snapshot.WriteTable(filepath.Join(w.Dir(), seg.File), rows)
+}
+
+// parentSegment returns the file of the parent's segment of table whose
+// rows have the key, if any.
+func parentSegment(parent *snapshot.Snapshot, table, key string) (string, bool) {
+	if parent == nil {
+		return "", false
+	}
+	for _, seg := range parent.Manifest.Tables[table] {
+		if seg.Key == key {
+			if _, ok := parent.Manifest.Files[seg.File]; ok {
+				return seg.File, true
+			}
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,112 @@
+package indexer
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/indexer/vaultgen"
+	"github.com/vaultgraph/vaultgraph/snapshot"
+)
+
+// TestAnEditWritesOnlyItsSegments: a vault of more notes than a segment
+// holds gets its tables in several segments, read back in the tables'
+// order; an edit writes only the segments holding the edited note's rows
+// and hard-links every other one from the parent, and a full build of the
+// edited vault has the same segments, key for key.
+func TestAnEditWritesOnlyItsSegments(t *testing.T) {
+	vault := t.TempDir()
+	if _, err := vaultgen.Generate(vault, vaultgen.Config{Notes: 1200, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	first := openSnap(t, run(t, vault, data).Dir)
+	segs := first.Manifest.Tables[format.NotesTable]
+	if len(segs) < 2 {
+		t.Fatalf("1,200 notes in %d segments", len(segs))
+	}
+	notes, err := first.Notes()
+	must(t, err)
+	rows := 0
+	for _, s := range segs {
+		rows += s.Rows
+	}
+	if rows != len(notes) {
+		t.Fatalf("segments list %d rows, the table has %d", rows, len(notes))
+	}
+	// The table reads in its own order: notes by path, then stubs by id.
+	split := slices.IndexFunc(notes, func(n format.Note) bool { return n.Stub })
+	if split < 0 {
+		split = len(notes)
+	}
+	if !slices.IsSortedFunc(notes[:split], func(a, b format.Note) int { return strings.Compare(a.ID, b.ID) }) ||
+		slices.ContainsFunc(notes[split:], func(n format.Note) bool { return !n.Stub }) {
+		t.Fatal("the segments read back out of the table's order")
+	}
+
+	edited, err := vaultgen.Edit(vault, 7, 1)
+	if err != nil || len(edited) != 1 {
+		t.Fatalf("edit: %v %v", edited, err)
+	}
+	second := openSnap(t, run(t, vault, data).Dir)
+	seg := segmentOf(t, second, edited[0])
+	for _, table := range format.SegmentedTables {
+		for i, s := range second.Manifest.Tables[table] {
+			linked := sameFile(t, filepath.Join(second.Dir, s.File), first, s.Key, table)
+			if i != seg && !linked {
+				t.Errorf("%s: written again, though it holds no row of %s", s.File, edited[0])
+			}
+		}
+	}
+	for _, table := range []string{format.NotesTable, format.ChunksTable} {
+		s := second.Manifest.Tables[table][seg]
+		if sameFile(t, filepath.Join(second.Dir, s.File), first, s.Key, table) {
+			t.Errorf("%s, which holds the edited note, is the parent's", s.File)
+		}
+	}
+
+	full := openSnap(t, run(t, vault, t.TempDir(), func(o *Options) { o.Full = true }).Dir)
+	assertSameTables(t, second, full)
+	for _, table := range format.SegmentedTables {
+		a, b := second.Manifest.Tables[table], full.Manifest.Tables[table]
+		if !slices.Equal(a, b) {
+			t.Errorf("%s: the edit's segments differ from a full build's:\n%v\n%v", table, a, b)
+		}
+	}
+}
+
+// segmentOf returns the index of the notes segment holding the note id.
+func segmentOf(t *testing.T, s *snapshot.Snapshot, id string) int {
+	t.Helper()
+	notes, err := s.Notes()
+	must(t, err)
+	i := slices.IndexFunc(notes, func(n format.Note) bool { return n.ID == id })
+	for k, seg := range s.Manifest.Tables[format.NotesTable] {
+		if i < seg.Rows {
+			return k
+		}
+		i -= seg.Rows
+	}
+	t.Fatalf("%s is in no segment", id)
+	return -1
+}
+
+// sameFile reports whether path is a hard link of the parent's segment of
+// table with the key.
+func sameFile(t *testing.T, path string, parent *snapshot.Snapshot, key, table string) bool {
+	t.Helper()
+	a, err := os.Stat(path)
+	must(t, err)
+	for _, s := range parent.Manifest.Tables[table] {
+		if s.Key != key {
+			continue
+		}
+		b, err := os.Stat(filepath.Join(parent.Dir, s.File))
+		must(t, err)
+		return os.SameFile(a, b)
+	}
+	return false
+}
