@@ -31,6 +31,11 @@ type Translation struct {
 	// relationship or path variable (even when every row holds null, as
 	// OPTIONAL MATCH gives), "" when the values must tell.
 	Kinds []string
+	// Tree is the translated query, which Query prints: in storage names,
+	// with parameters inlined. Callers may read it (package graphdb
+	// answers simple shapes from it without the engine) and must not
+	// change it.
+	Tree *Query
 }
 
 // Translate rewrites q, written in vault names, into a query on the
@@ -109,7 +114,7 @@ func (t *translator) run(q *Query) (tr *Translation, err error) {
 	if strings.ContainsRune(text, 0) {
 		return nil, &Error{Kind: KindUnsupported, Message: "the query contains a NUL character, which the engine cannot take"}
 	}
-	tr = &Translation{Query: text, Columns: columns}
+	tr = &Translation{Query: text, Columns: columns, Tree: out}
 	if len(t.kinds) == len(columns) {
 		tr.Kinds = t.kinds
 	}

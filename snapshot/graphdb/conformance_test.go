@@ -231,6 +231,39 @@ func TestConformance(t *testing.T) {
 	}
 }
 
+// TestConformanceDirect runs the conformance queries on a database that
+// answers simple queries from its copy in memory (graphdb.DirectAtOpen):
+// every answer must equal the golden one, and the copy must answer some.
+func TestConformanceDirect(t *testing.T) {
+	queries := readQueries(t)
+	db, err := graphdb.Open(demoSnapshot(t), graphdb.Options{BufferPoolSize: 128 << 20, Direct: graphdb.DirectAtOpen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	direct := 0
+	for _, q := range queries {
+		how := "from the engine"
+		if res, err := db.Run(context.Background(), graphdb.Request{Query: q.Query, Params: q.Params, Timeout: q.Timeout, MaxRows: q.MaxRows}); err == nil && res.Direct {
+			direct++
+			how = "from the copy"
+			t.Logf("from the copy: %s", q.Query)
+		}
+		got := run(db, q)
+		want, err := os.ReadFile(filepath.Join(goldenDir, q.Name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: answered %s, the result differs from the golden one:\n got:\n%s\nwant:\n%s", q.Name, how, got, want)
+		}
+	}
+	t.Logf("%d of %d queries answered from the copy", direct, len(queries))
+	if direct == 0 {
+		t.Error("no conformance query was answered from the copy")
+	}
+}
+
 func run(db *graphdb.DB, q conformanceQuery) []byte {
 	g := golden{Query: q.Query, Params: q.Params}
 	maxRows := q.MaxRows

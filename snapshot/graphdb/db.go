@@ -44,6 +44,11 @@ type Options struct {
 	Timeout time.Duration
 	// MaxRows is the default row cap of a query (1000 when 0).
 	MaxRows int
+	// Direct says when simple queries may be answered from a copy of
+	// the notes and links in memory instead of the engine (see
+	// direct.go): DirectLazy (0) after the first such query, DirectOff
+	// never, DirectAtOpen from Open on. The answers are the same.
+	Direct int
 }
 
 // Defaults of Options.
@@ -110,8 +115,10 @@ type DB struct {
 	// done is closed by Close, waking queries that wait for a connection.
 	done chan struct{}
 	// beforeEngine, when set (by tests), is called with the translated
-	// query right before the engine gets it.
+	// query right before the engine gets it; it turns direct answers off.
 	beforeEngine func(query string)
+	// directs holds the copy that answers simple queries.
+	directs directState
 }
 
 // Open opens the graph database of the snapshot in dir read-only. It checks
@@ -148,6 +155,8 @@ func OpenFile(path string, g *format.Graph, opts Options) (*DB, error) {
 		return nil, err
 	}
 	db := &DB{db: kdb, graph: g, opts: opts, conns: make(chan *kuzu.Connection, 2*opts.Connections), names: newNames(g), done: make(chan struct{})}
+	db.directs.mode = opts.Direct
+	db.directs.ready = make(chan struct{})
 	for range opts.Connections {
 		conn, err := db.open()
 		if err != nil {
@@ -155,6 +164,11 @@ func OpenFile(path string, g *format.Graph, opts Options) (*DB, error) {
 		}
 		db.conns <- conn
 		db.nconns++
+	}
+	if opts.Direct == DirectAtOpen {
+		if err := db.waitDirect(context.Background()); err != nil {
+			return nil, errors.Join(err, db.Close())
+		}
 	}
 	return db, nil
 }
@@ -257,6 +271,9 @@ func (db *DB) Close() error {
 	close(db.done)
 	n := db.nconns
 	db.mu.Unlock()
+	// The copy's load has a connection of its own, and ends within the
+	// default timeout.
+	db.directs.loading.Wait()
 	// Every connection is either in the channel or held by a running
 	// query, which puts it back when done; none opens or closes after
 	// closed is set.

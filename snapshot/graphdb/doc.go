@@ -39,6 +39,20 @@
 // report as worth retrying (or as a reason for a larger pool), never as a
 // fault of the query.
 //
+// Simple queries are answered without the engine (Options.Direct, see
+// direct.go and direct_plan.go): a note found by id, path or title and its
+// neighbours over one typed or untyped hop, notes by label, counts and
+// counts by label, with ORDER BY, SKIP, LIMIT and DISTINCT over built-in
+// columns. They are answered from a copy of the notes' built-in columns,
+// labels and edges, read from the database itself after the first such
+// query (the engine answers until the copy is ready), from the
+// translated query, so every check and error of translation stays the
+// same. In Kuzu each of them scans the notes, since the notes' key is id
+// and a neighbour's columns are read through a hash join: milliseconds
+// where the copy takes microseconds. An answer the copy cannot be sure to
+// give as the engine would (a sort key that is null) is left to the
+// engine; TestDirectAnswersEqualTheEngine compares the two on every note.
+//
 // A query's timeout covers parsing, binding, planning and the conversion
 // of its rows, not only the execution Kuzu can interrupt: Run returns at
 // the deadline, and a connection still inside the engine finishes alone

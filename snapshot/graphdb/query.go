@@ -49,6 +49,24 @@ func (db *DB) Run(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if g := db.direct(); g != nil {
+		if p, ok := planDirect(tr, g, db.graph.NoteTable); ok {
+			db.mu.Lock()
+			closed := db.closed
+			db.mu.Unlock()
+			if closed {
+				return nil, ErrClosed
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, db.contextError(ctx, req.Timeout, "")
+			}
+			if res, ok := g.answer(p, tr, &converter{names: db.names}, req.MaxRows); ok {
+				res.Snapshot = db.snapshot
+				res.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
+				return res, nil
+			}
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, req.Timeout)
 	defer cancel()
 	conn, err := db.acquire(ctx)

@@ -33,6 +33,9 @@ type Result struct {
 	ElapsedMS float64 `json:"elapsed_ms"`
 	// Translated is the query as sent to the engine, for debugging.
 	Translated string `json:"-"`
+	// Direct is set when the answer came from the copy of the notes and
+	// links in memory, not from the engine (see Options.Direct).
+	Direct bool `json:"-"`
 }
 
 // Column is a result column: its name as the query wrote it and the type of

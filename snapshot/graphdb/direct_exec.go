@@ -1,0 +1,369 @@
+package graphdb
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vaultgraph/vaultgraph/snapshot/cypher"
+)
+
+// directRow is one match: the notes bound to the plan's variables and the
+// unwound label.
+type directRow struct {
+	n     [2]int32
+	label string
+}
+
+// answer runs a plan on the copy. It returns false, and the engine
+// answers instead, where the engine's result is not certain to be the
+// same: a sort key that is null.
+func (g *directGraph) answer(p *directPlan, tr *cypher.Translation, c *converter, maxRows int) (*Result, bool) {
+	rows, ok := g.rows(p, c)
+	if !ok {
+		return nil, false
+	}
+	if p.skip > 0 {
+		rows = rows[min(int(p.skip), len(rows)):]
+	}
+	if p.limit >= 0 && int64(len(rows)) > p.limit {
+		rows = rows[:p.limit]
+	}
+	res := &Result{Rows: [][]any{}, MaxRows: maxRows, Translated: tr.Query, Direct: true}
+	if len(rows) > maxRows {
+		rows, res.Truncated = rows[:maxRows], true
+	}
+	types := make([][]string, len(tr.Columns))
+	for _, r := range rows {
+		for i := range r {
+			var typ string
+			r[i], typ = c.value(r[i])
+			types[i] = append(types[i], typ)
+		}
+		res.Rows = append(res.Rows, r)
+	}
+	for i, n := range tr.Columns {
+		col := Column{Name: n, Type: columnType(types[i])}
+		known := ""
+		if i < len(tr.Kinds) {
+			known = tr.Kinds[i]
+		}
+		col.Kind = columnKind(known, col.Type)
+		res.Columns = append(res.Columns, col)
+	}
+	if res.Columns == nil {
+		res.Columns = []Column{}
+	}
+	return res, true
+}
+
+// rows projects, groups, deduplicates and sorts the matches.
+func (g *directGraph) rows(p *directPlan, c *converter) ([][]any, bool) {
+	value := func(it directItem, m directRow) any {
+		switch it.kind {
+		case itemCol:
+			return g.cols[it.col][m.n[it.node]]
+		case itemUnwound:
+			return m.label
+		}
+		return int64(1)
+	}
+	type sorted struct {
+		row  []any
+		keys []any
+	}
+	var out []sorted
+	groups := map[string]int{}
+	width := len(p.items)
+	buf := make([]any, width)
+	var key []byte
+	if counts, ok := g.counted(p); ok {
+		for _, row := range counts {
+			out = append(out, sorted{row: row})
+		}
+	} else {
+		g.matches(p, func(m directRow) {
+			for i, it := range p.items {
+				buf[i] = value(it, m)
+			}
+			if p.aggregate || p.distinct {
+				key = groupKey(key[:0], p, buf)
+				if j, ok := groups[string(key)]; ok {
+					for i, it := range p.items {
+						if it.kind == itemCount {
+							out[j].row[i] = out[j].row[i].(int64) + 1
+						}
+					}
+					return
+				}
+				groups[string(key)] = len(out)
+			}
+			s := sorted{row: slices.Clone(buf)}
+			for _, o := range p.order {
+				if o.extra {
+					s.keys = append(s.keys, value(o.item, m))
+				}
+			}
+			out = append(out, s)
+		})
+	}
+	if p.aggregate && len(out) == 0 && !slices.ContainsFunc(p.items, func(it directItem) bool { return it.kind != itemCount }) {
+		// An aggregation without keys has one row even over no matches.
+		row := make([]any, width)
+		for i := range row {
+			row[i] = int64(0)
+		}
+		out = append(out, sorted{row: row})
+	}
+	if len(p.order) > 0 {
+		for _, s := range out {
+			for _, o := range p.order {
+				if o.col >= 0 && s.row[o.col] == nil {
+					return nil, false
+				}
+			}
+			if slices.Contains(s.keys, nil) {
+				return nil, false
+			}
+		}
+		slices.SortStableFunc(out, func(a, b sorted) int {
+			extra := 0
+			for _, o := range p.order {
+				var x, y any
+				if o.extra {
+					x, y = a.keys[extra], b.keys[extra]
+					extra++
+				} else {
+					x, y = a.row[o.col], b.row[o.col]
+				}
+				r := compareValues(x, y)
+				if o.desc {
+					r = -r
+				}
+				if r != 0 {
+					return r
+				}
+			}
+			return 0
+		})
+	}
+	rows := make([][]any, len(out))
+	for i, s := range out {
+		rows[i] = s.row
+	}
+	return rows, true
+}
+
+// counted answers the counts that need no walk: notes by label (MATCH (n)
+// UNWIND labels(n) AS x RETURN x, count(*)), and notes with at most one
+// label (MATCH (n:L) RETURN count(*)), from the copy's label lists. The
+// groups come in the order a scan finds them.
+func (g *directGraph) counted(p *directPlan) ([][]any, bool) {
+	if p.hop != nil || p.never || len(p.eqs) > 0 || !p.aggregate {
+		return nil, false
+	}
+	for _, it := range p.items {
+		if it.kind == itemCol || (it.kind == itemUnwound && p.unwind == "") {
+			return nil, false
+		}
+	}
+	row := func(label string, n int) []any {
+		r := make([]any, len(p.items))
+		for i, it := range p.items {
+			if it.kind == itemCount {
+				r[i] = int64(n)
+			} else {
+				r[i] = label
+			}
+		}
+		return r
+	}
+	byLabel := slices.ContainsFunc(p.items, func(it directItem) bool { return it.kind == itemUnwound })
+	switch {
+	case p.unwind != "" && len(p.labels) == 0 && !byLabel:
+		total := 0
+		for _, n := range g.labelRows {
+			total += n
+		}
+		return [][]any{row("", total)}, true
+	case p.unwind != "" && len(p.labels) == 0:
+		var out [][]any
+		for _, l := range g.labelOrder {
+			out = append(out, row(l, g.labelRows[l]))
+		}
+		return out, true
+	case p.unwind == "" && len(p.labels) == 0:
+		return [][]any{row("", len(g.labels))}, true
+	case p.unwind == "" && len(p.labels) == 1:
+		return [][]any{row("", len(g.byLabel[p.labels[0].label]))}, true
+	}
+	return nil, false
+}
+
+// groupKey appends the text of a row's grouping values to b.
+func groupKey(b []byte, p *directPlan, row []any) []byte {
+	for i, it := range p.items {
+		if it.kind == itemCount {
+			continue
+		}
+		switch v := row[i].(type) {
+		case nil:
+			b = append(b, 'n')
+		case string:
+			b = append(b, 's')
+			b = strconv.AppendInt(b, int64(len(v)), 10)
+			b = append(b, ':')
+			b = append(b, v...)
+		case bool:
+			b = strconv.AppendBool(append(b, 'b'), v)
+		}
+		b = append(b, 0)
+	}
+	return b
+}
+
+// compareValues orders two non-null values of one column as the engine
+// does: strings by bytes, false before true, integers by value.
+func compareValues(x, y any) int {
+	switch x := x.(type) {
+	case string:
+		return strings.Compare(x, y.(string))
+	case bool:
+		yb := y.(bool)
+		switch {
+		case x == yb:
+			return 0
+		case !x:
+			return -1
+		}
+		return 1
+	case int64:
+		yi := y.(int64)
+		switch {
+		case x < yi:
+			return -1
+		case x > yi:
+			return 1
+		}
+	}
+	return 0
+}
+
+// matches calls yield with the plan's matches in the order the engine
+// walks them: the first node's candidates, then their edges table by table.
+func (g *directGraph) matches(p *directPlan, yield func(directRow)) {
+	if p.never {
+		return
+	}
+	if p.hop == nil {
+		g.candidates(p, 0, func(i int32) {
+			if p.unwind == "" {
+				yield(directRow{n: [2]int32{i, 0}})
+				return
+			}
+			for _, l := range g.labels[i] {
+				yield(directRow{n: [2]int32{i, 0}, label: l})
+			}
+		})
+		return
+	}
+	// Walk from the node that has a lookup; from the first otherwise.
+	from, to := 0, 1
+	if g.lookup(p, 0) == nil && g.lookup(p, 1) != nil {
+		from, to = 1, 0
+	}
+	// outward: the walk follows edges from source to target.
+	outward := p.hop.right == (from == 0)
+	g.candidates(p, from, func(i int32) {
+		for _, name := range p.hop.tables {
+			tab := g.tables[name]
+			edges := tab.in[i]
+			if outward {
+				edges = tab.out[i]
+			}
+			for _, e := range edges {
+				if p.relTypes != nil && !slices.Contains(p.relTypes, tab.types[e.typ]) {
+					continue
+				}
+				if !g.passes(p, to, e.note) {
+					continue
+				}
+				var r directRow
+				r.n[from], r.n[to] = i, e.note
+				yield(r)
+			}
+		}
+	})
+}
+
+// lookup returns the notes an equality on id, path or title of node n
+// allows, or nil when it has none.
+func (g *directGraph) lookup(p *directPlan, n int) []int32 {
+	for _, e := range p.eqs {
+		if e.node != n {
+			continue
+		}
+		s, _ := e.value.(string)
+		switch e.col {
+		case "id":
+			if i, ok := g.byID[s]; ok {
+				return []int32{i}
+			}
+			return []int32{}
+		case "path":
+			return nonNil(g.byPath[s])
+		case "title":
+			return nonNil(g.byTitle[s])
+		}
+	}
+	return nil
+}
+
+func nonNil(s []int32) []int32 {
+	if s == nil {
+		return []int32{}
+	}
+	return s
+}
+
+// candidates calls yield with the notes node n binds: those of its
+// lookup, or of its first label, or all, that pass its tests.
+func (g *directGraph) candidates(p *directPlan, n int, yield func(int32)) {
+	list := g.lookup(p, n)
+	if list == nil {
+		for _, l := range p.labels {
+			if l.node == n {
+				list = nonNil(g.byLabel[l.label])
+				break
+			}
+		}
+	}
+	if list != nil {
+		for _, i := range list {
+			if g.passes(p, n, i) {
+				yield(i)
+			}
+		}
+		return
+	}
+	for i := range int32(len(g.labels)) {
+		if g.passes(p, n, i) {
+			yield(i)
+		}
+	}
+}
+
+// passes tests node n's predicates on note i.
+func (g *directGraph) passes(p *directPlan, n int, i int32) bool {
+	for _, e := range p.eqs {
+		if e.node == n && g.cols[e.col][i] != e.value {
+			return false
+		}
+	}
+	for _, l := range p.labels {
+		if l.node == n && !slices.Contains(g.labels[i], l.label) {
+			return false
+		}
+	}
+	return true
+}

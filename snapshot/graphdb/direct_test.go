@@ -1,0 +1,230 @@
+package graphdb_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vaultgraph/vaultgraph/indexer"
+	"github.com/vaultgraph/vaultgraph/indexer/vaultgen"
+	"github.com/vaultgraph/vaultgraph/snapshot/cypher"
+	"github.com/vaultgraph/vaultgraph/snapshot/graphdb"
+)
+
+// directCase is a query with the answer path it must take on a database
+// that has its copy.
+type directCase struct {
+	query   string
+	params  map[string]any
+	maxRows int
+	// direct says the copy must answer it (else the engine must).
+	direct bool
+}
+
+// TestDirectAnswersEqualTheEngine runs simple queries from every note of
+// the demo vault, of every edge type and label, on a database answering
+// from its copy and on one answering everything in the engine: the
+// answers must be equal, and the copy must answer exactly the queries of
+// its shapes.
+func TestDirectAnswersEqualTheEngine(t *testing.T) {
+	t.Run("demo", func(t *testing.T) { compareDirect(t, demoSnapshot(t)) })
+	t.Run("generated", func(t *testing.T) {
+		vault := filepath.Join(t.TempDir(), "vault")
+		if _, err := vaultgen.Generate(vault, vaultgen.Config{Notes: 400, Seed: 7}); err != nil {
+			t.Fatal(err)
+		}
+		res, err := indexer.Run(context.Background(), indexer.Options{
+			Vault: vault, Data: filepath.Join(t.TempDir(), "data"),
+			Stages: []indexer.Stage{indexer.GraphStage{BufferPoolSize: 128 << 20}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		compareDirect(t, res.Dir)
+	})
+}
+
+func compareDirect(t *testing.T, dir string) {
+	engine, err := graphdb.Open(dir, graphdb.Options{BufferPoolSize: 128 << 20, Direct: graphdb.DirectOff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer engine.Close()
+	copied, err := graphdb.Open(dir, graphdb.Options{BufferPoolSize: 128 << 20, Direct: graphdb.DirectAtOpen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer copied.Close()
+	ctx := context.Background()
+	column := func(q string) []any {
+		res, err := engine.Query(ctx, q, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []any
+		for _, r := range res.Rows {
+			out = append(out, r[0])
+		}
+		return out
+	}
+	var cases []directCase
+	add := func(direct bool, q string, params map[string]any) {
+		cases = append(cases, directCase{query: q, params: params, direct: direct})
+	}
+	for _, id := range column("MATCH (n) RETURN n.id ORDER BY n.id") {
+		p := map[string]any{"p": id}
+		add(true, "MATCH (a)-[r]->(b) WHERE a.id = $p RETURN b.id, b.title ORDER BY b.id", p)
+		add(true, "MATCH (a)<-[]-(b) WHERE a.path = $p RETURN b.path, b.title, b.stub", p)
+		add(true, "MATCH (a {id: $p})-[:links_to]->(b) RETURN b.title, b.stub, count(*) AS c ORDER BY c DESC, b.title, b.stub", p)
+		add(true, "MATCH (b)<-[:links_to]-(a) WHERE b.id = $p RETURN count(a) AS n", p)
+		add(true, "MATCH (a)-[r]->(b) WHERE b.id = $p RETURN DISTINCT a.folder", p)
+	}
+	for _, title := range column("MATCH (n) RETURN DISTINCT n.title") {
+		add(true, "MATCH (a)-[]->(b) WHERE a.title = $t RETURN a.id, b.id ORDER BY a.id, b.id", map[string]any{"t": title})
+	}
+	for _, typ := range column("CALL db.relationshipTypes() RETURN relationshipType") {
+		q := fmt.Sprintf("MATCH (a)-[r:`%s`]->(b) RETURN a.id, b.id ORDER BY a.id DESC, b.id LIMIT 7", typ)
+		add(true, q, nil)
+		add(true, fmt.Sprintf("MATCH (a)-[:`%s`|links_to]->(b) RETURN count(*) AS n", typ), nil)
+		add(true, fmt.Sprintf("MATCH (a)<-[r:`%s`]-(b) WHERE b.stub = false RETURN b.title, count(r) AS n ORDER BY n DESC, b.title", typ), nil)
+	}
+	for _, label := range column("CALL db.labels() RETURN label") {
+		add(true, fmt.Sprintf("MATCH (n:`%s`) RETURN count(*) AS n", label), nil)
+		add(true, fmt.Sprintf("MATCH (n:`%s`) RETURN n.id ORDER BY n.id DESC SKIP 1 LIMIT 3", label), nil)
+		add(true, fmt.Sprintf("MATCH (a:`%s`)-[r]->(b:Person) RETURN count(r) AS n", label), nil)
+		add(true, fmt.Sprintf("MATCH (n:`%s`) UNWIND labels(n) AS l RETURN l, count(*) AS c ORDER BY c DESC, l", label), nil)
+	}
+	add(true, "MATCH (n) UNWIND labels(n) AS l RETURN l, count(*) AS c ORDER BY c DESC, l", nil)
+	add(true, "MATCH (n) UNWIND labels(n) AS l RETURN count(*) AS c", nil)
+	add(true, "MATCH (n) RETURN count(n) AS c", nil)
+	add(true, "MATCH (n) WHERE n.stub = true RETURN n.id ORDER BY n.id", nil)
+	add(true, "MATCH (n) RETURN DISTINCT n.folder ORDER BY n.folder", nil)
+	add(true, "MATCH (a)-[:links_to]->(b) WHERE a.path = 'no such note.md' RETURN count(*) AS c", nil)
+	add(true, "MATCH (n:Person:NoSuchLabel) RETURN count(*) AS c", nil)
+	add(true, "MATCH (a)-[:no_such_type]->(b) RETURN count(*) AS c", nil)
+	// Sorting by a null (a stub's path) and shapes outside the copy's
+	// are left to the engine.
+	add(false, "MATCH (a)-[:links_to]->(b) RETURN b.path ORDER BY b.path", nil)
+	add(false, "OPTIONAL MATCH (a)-[:links_to]->(b) WHERE a.id = 'x' RETURN b.title", nil)
+	add(false, "MATCH (a)-[:links_to]-(b) RETURN count(*) AS c", nil)
+	add(false, "MATCH (a)-[:links_to*1..2]->(b) RETURN count(*) AS c", nil)
+	add(false, "MATCH (a)-[:links_to]->(b) WHERE a.title STARTS WITH 'A' RETURN b.title", nil)
+	add(false, "MATCH (a)-[:links_to]->(b) RETURN b", nil)
+	add(false, "MATCH (a)-[:links_to]->(b) RETURN b.size ORDER BY b.size", nil)
+	add(false, "MATCH (n) WHERE n.title = 3 RETURN n.id", nil)
+	add(false, "MATCH (a)-[:links_to]->(a) RETURN a.id", nil)
+	add(false, "MATCH (n:Person|Company) RETURN count(*) AS c", nil)
+	cases = append(cases,
+		directCase{query: "MATCH (n) RETURN n.id ORDER BY n.id", maxRows: 2, direct: true},
+		directCase{query: "MATCH (n) UNWIND labels(n) AS l RETURN l, count(*) AS c ORDER BY c, l", maxRows: 3, direct: true})
+
+	direct := 0
+	for _, c := range cases {
+		req := graphdb.Request{Query: c.query, Params: c.params, MaxRows: c.maxRows}
+		want, werr := engine.Run(ctx, req)
+		got, gerr := copied.Run(ctx, req)
+		if werr != nil || gerr != nil {
+			if werr == nil || gerr == nil || werr.Error() != gerr.Error() {
+				t.Errorf("%s %v: engine error %v, copy error %v", c.query, c.params, werr, gerr)
+			}
+			continue
+		}
+		if want.Direct {
+			t.Fatalf("%s: the engine's database answered from a copy", c.query)
+		}
+		if got.Direct != c.direct {
+			t.Errorf("%s %v: answered from the copy %v, want %v", c.query, c.params, got.Direct, c.direct)
+		}
+		if got.Direct {
+			direct++
+		}
+		ordered := strings.Contains(c.query, "ORDER BY")
+		if a, b := answerText(t, want, ordered), answerText(t, got, ordered); a != b {
+			t.Errorf("%s %v:\n engine %s\n copy   %s", c.query, c.params, a, b)
+		}
+	}
+	if direct < len(cases)/2 {
+		t.Errorf("only %d of %d queries answered from the copy", direct, len(cases))
+	}
+	t.Logf("%d queries, %d answered from the copy", len(cases), direct)
+}
+
+// answerText is a result's columns, rows (sorted when the query does not
+// order them) and truncation, as JSON.
+func answerText(t *testing.T, res *graphdb.Result, ordered bool) string {
+	rows := make([]string, len(res.Rows))
+	for i, r := range res.Rows {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows[i] = string(b)
+	}
+	if !ordered {
+		slices.Sort(rows)
+	}
+	b, err := json.Marshal(struct {
+		Columns   []graphdb.Column
+		Rows      []string
+		Truncated bool
+	}{res.Columns, rows, res.Truncated})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestDirectAnswersKeepTheContract checks that a database answering from
+// its copy still refuses a canceled query and queries after Close.
+func TestDirectAnswersKeepTheContract(t *testing.T) {
+	db, err := graphdb.Open(demoSnapshot(t), graphdb.Options{BufferPoolSize: 64 << 20, Direct: graphdb.DirectAtOpen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const q = "MATCH (n:Person) RETURN count(*) AS c"
+	res, err := db.Query(context.Background(), q, nil)
+	if err != nil || !res.Direct || res.Snapshot == "" {
+		t.Fatalf("%v %+v", err, res)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var e *cypher.Error
+	if _, err := db.Query(ctx, q, nil); !errors.As(err, &e) || e.Kind != cypher.KindCanceled {
+		t.Fatalf("canceled: %v", err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Query(context.Background(), q, nil); !errors.Is(err, graphdb.ErrClosed) {
+		t.Fatalf("after Close: %v", err)
+	}
+}
+
+// TestDirectAnswersLazily checks the default: the copy is read after the
+// first query of its shapes (answered by the engine meanwhile), and a
+// database closed while it reads closes cleanly.
+func TestDirectAnswersLazily(t *testing.T) {
+	db, err := graphdb.Open(demoSnapshot(t), graphdb.Options{BufferPoolSize: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const q = "MATCH (n:Person) RETURN count(*) AS c"
+	first, err := db.Query(context.Background(), q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Rows) != 1 {
+		t.Fatalf("rows %v", first.Rows)
+	}
+	if _, err := db.Query(context.Background(), q, nil); !errors.Is(err, graphdb.ErrClosed) {
+		t.Fatalf("after Close: %v", err)
+	}
+}
