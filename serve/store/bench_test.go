@@ -5,6 +5,8 @@ import (
 	"os"
 	"runtime"
 	"testing"
+
+	"github.com/vaultgraph/vaultgraph/snapshot"
 )
 
 // BenchmarkOpenSnapshot opens the newest snapshot of
@@ -41,4 +43,43 @@ func liveHeap() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
+}
+
+// BenchmarkSwapSnapshot opens the newest snapshot of
+// $VAULTGRAPH_BENCH_DATA while the one before it is served, as a swap
+// does after an index run: e.g. after one note's edit, the rows of every
+// segment file the two share are taken from the served one.
+func BenchmarkSwapSnapshot(b *testing.B) {
+	data := os.Getenv("VAULTGRAPH_BENCH_DATA")
+	if data == "" {
+		b.Skip("set VAULTGRAPH_BENCH_DATA to a data directory")
+	}
+	entries, err := snapshot.List(data)
+	if err != nil || len(entries) < 2 {
+		b.Skipf("want two snapshots in %s: %v", data, err)
+	}
+	st, err := New(data, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close(context.Background())
+	parent, err := st.load(context.Background(), entries[len(entries)-2])
+	if err != nil {
+		b.Fatal(err)
+	}
+	st.publish(parent, "")
+	for b.Loop() {
+		s, err := st.load(context.Background(), entries[len(entries)-1])
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if s.Notes.Reused == 0 {
+			b.Fatal("the swap took no segment from the served snapshot")
+		}
+		if err := s.closeComponents(); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
 }

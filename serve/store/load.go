@@ -154,8 +154,16 @@ func (st *Store) openComponent(ctx context.Context, c component, sn *snapshot.Sn
 	return nil
 }
 
-func openNotes(_ context.Context, _ *Store, sn *snapshot.Snapshot, s *Snapshot) error {
-	n, err := loadNotes(sn)
+// openNotes reads the note index, reusing the rows of the segment files
+// it shares with the snapshot being served (held while they are taken).
+func openNotes(_ context.Context, st *Store, sn *snapshot.Snapshot, s *Snapshot) error {
+	var prev *Notes
+	cur, release := st.Acquire()
+	defer release()
+	if cur != nil {
+		prev = cur.Notes
+	}
+	n, err := loadNotes(sn, prev)
 	if err != nil {
 		return err
 	}

@@ -2,8 +2,11 @@ package store
 
 import (
 	"fmt"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/text/unicode/norm"
@@ -24,7 +27,20 @@ type Notes struct {
 	chunks   []Chunk
 	chunksOf [][]int32 // per note: indexes into chunks, in ordinal order
 	chunkID  map[string]int32
+	// segments says where the rows of each table segment file are in the
+	// slices above, by segmentKey: the next snapshot's load takes the rows
+	// of a file with the same bytes from here instead of decoding it.
+	segments map[segmentKey]rowRange
+	// Decoded and Reused count the segment files this load decoded and
+	// took from the snapshot served before.
+	Decoded, Reused int
 }
+
+// segmentKey names a segment file's bytes: its table and sha256.
+type segmentKey struct{ table, sha256 string }
+
+// rowRange is a segment's rows in a table's slice: [start, end).
+type rowRange struct{ start, end int }
 
 // Chunk is a passage of a note as the server holds it: format.Chunk
 // without the embedding header, which nothing served carries. Text shares
@@ -44,26 +60,76 @@ type Chunk struct {
 	TextSHA256 string `parquet:"text_sha256"`
 }
 
-// loadNotes reads the snapshot's notes, edges and chunks tables, each on
-// a goroutine of its own: they are independent files, and the snapshot is
-// served only once all three are read.
-func loadNotes(s *snapshot.Snapshot) (*Notes, error) {
-	var (
-		notes  []format.Note
-		edges  []format.Edge
-		chunks []Chunk
-		g      errgroup.Group
-	)
-	g.Go(func() (err error) { notes, err = s.Notes(); return err })
-	g.Go(func() (err error) { edges, err = s.Edges(); return err })
-	g.Go(func() (err error) {
-		chunks, err = snapshot.ReadSegments[Chunk](s, format.ChunksTable)
-		return err
-	})
-	if err := g.Wait(); err != nil {
+// loadNotes reads the snapshot's notes, edges and chunks tables, several
+// segment files at once: the snapshot is served only once all are read. A
+// segment file whose sha256 is that of a file prev (the index of the
+// snapshot served before, or nil) read is not decoded again: its rows are
+// prev's, shared (the manifest's sha256 of the file, which was verified
+// before, says the bytes are the same; snapshots never change). An edit
+// changes a few segments, so a swap decodes a few segments.
+func loadNotes(s *snapshot.Snapshot, prev *Notes) (*Notes, error) {
+	l := &segmentLoad{s: s, prev: prev, segments: map[segmentKey]rowRange{}}
+	notes := readSegments(l, format.NotesTable, func(p *Notes) []format.Note { return p.notes })
+	edges := readSegments(l, format.EdgesTable, func(p *Notes) []format.Edge { return p.edges })
+	chunks := readSegments(l, format.ChunksTable, func(p *Notes) []Chunk { return p.chunks })
+	if err := l.g.Wait(); err != nil {
 		return nil, err
 	}
-	return newNotes(notes, edges, chunks)
+	n, err := newNotes(notes(), edges(), chunks())
+	if err != nil {
+		return nil, err
+	}
+	n.segments, n.Decoded, n.Reused = l.segments, l.decoded, l.reused
+	return n, nil
+}
+
+// segmentLoad is one loadNotes: its segment files are read on g.
+type segmentLoad struct {
+	s                *snapshot.Snapshot
+	prev             *Notes
+	g                errgroup.Group
+	mu               sync.Mutex
+	segments        map[segmentKey]rowRange
+	decoded, reused int
+}
+
+// readSegments reads table's segments on l.g, taking those prev holds from
+// rowsOf(prev); the returned function, called after l.g.Wait, returns the
+// table's rows and records where each segment's rows are.
+func readSegments[T any](l *segmentLoad, table string, rowsOf func(*Notes) []T) func() []T {
+	segs := l.s.Segments(table)
+	parts := make([][]T, len(segs))
+	keys := make([]segmentKey, len(segs))
+	for i, seg := range segs {
+		keys[i] = segmentKey{table, l.s.Manifest.Files[seg.File].SHA256}
+		if l.prev != nil && keys[i].sha256 != "" {
+			if r, ok := l.prev.segments[keys[i]]; ok {
+				if rows := rowsOf(l.prev); r.end <= len(rows) {
+					parts[i] = rows[r.start:r.end:r.end]
+					l.reused++
+					continue
+				}
+			}
+		}
+		l.decoded++
+		l.g.Go(func() (err error) {
+			parts[i], err = snapshot.ReadTable[T](filepath.Join(l.s.Dir, seg.File))
+			return err
+		})
+	}
+	return func() []T {
+		// Always a slice of its own when a part is prev's: newNotes sets
+		// the chunks' text in place, and prev is still being read.
+		rows := slices.Concat(parts...)
+		start := 0
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		for i, p := range parts {
+			l.segments[keys[i]] = rowRange{start, start + len(p)}
+			start += len(p)
+		}
+		return rows
+	}
 }
 
 func newNotes(notes []format.Note, edges []format.Edge, chunks []Chunk) (*Notes, error) {
