@@ -85,10 +85,10 @@ func loadNotes(s *snapshot.Snapshot, prev *Notes) (*Notes, error) {
 
 // segmentLoad is one loadNotes: its segment files are read on g.
 type segmentLoad struct {
-	s                *snapshot.Snapshot
-	prev             *Notes
-	g                errgroup.Group
-	mu               sync.Mutex
+	s               *snapshot.Snapshot
+	prev            *Notes
+	g               errgroup.Group
+	mu              sync.Mutex
 	segments        map[segmentKey]rowRange
 	decoded, reused int
 }
