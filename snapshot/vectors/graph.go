@@ -83,9 +83,13 @@ type Graph struct {
 	levels   []uint8  // per node; absent while a row is not inserted
 	first    []uint32 // per node: first upper slot, noNode for level 0
 	// level0 holds a record of stride0 words per node; its links on level
-	// 0 (a count, then m0 ids) start at word off0 of the record.
+	// 0 (a count, then m0 ids) start at word off0 of the record. In a
+	// graph read from a file of layout 4, records are only as long as
+	// their links (a count, then that many ids) and offs0 holds the word
+	// where each node's record starts.
 	level0        []uint32
 	stride0, off0 int
+	offs0         []uint32
 	upper         []uint32 // per slot: count, then m ids
 	// codes holds per node, codeStride bytes apart, codeLen int8 codes of
 	// its vector, and scales their scale: the vector file's (codes.go).
@@ -193,7 +197,7 @@ func (g *Graph) Params() Params {
 // Close releases the memory map of a graph read with OpenGraph.
 func (g *Graph) Close() error {
 	m := g.mapped
-	g.mapped, g.level0, g.upper, g.codes, g.scales = nil, nil, nil, nil, nil
+	g.mapped, g.level0, g.offs0, g.upper, g.codes, g.scales = nil, nil, nil, nil, nil, nil
 	return unmap(m)
 }
 
@@ -224,6 +228,10 @@ func (g *Graph) capacity(l int) int {
 // slot returns the count-prefixed neighbour slot of node i on level l.
 func (g *Graph) slot(i uint32, l int) []uint32 {
 	if l == 0 {
+		if g.offs0 != nil {
+			b := int(g.offs0[i])
+			return g.level0[b : b+1+int(g.level0[b])]
+		}
 		b := int(i)*g.stride0 + g.off0
 		return g.level0[b : b+1+g.m0]
 	}

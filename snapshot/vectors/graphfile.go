@@ -53,6 +53,10 @@ func (g *Graph) WriteFile(path string) (err error) {
 			slots += int(l)
 		}
 	}
+	words0 := uint64(0) // of the level-0 records, a count and its links each
+	for i := range n {
+		words0 += 1 + uint64(g.slot(uint32(i), 0)[0])
+	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	var hdr [graphHeaderSize]byte
 	copy(hdr[:], graphMagic)
@@ -60,12 +64,14 @@ func (g *Graph) WriteFile(path string) (err error) {
 		uint32(g.top), uint32(slots), uint32(g.efC), uint32(g.efS)} {
 		binary.LittleEndian.PutUint32(hdr[8+4*i:], x)
 	}
+	binary.LittleEndian.PutUint64(hdr[48:], words0)
 	w.Write(hdr[:])
 	w.Write(g.levels)
 	w.Write(make([]byte, pad4(n)))
 	writeU32s(w, first)
 	for i := range n {
-		writeU32s(w, g.slot(uint32(i), 0))
+		s := g.slot(uint32(i), 0)
+		writeU32s(w, s[:1+s[0]])
 	}
 	for i, l := range g.levels {
 		for lv := 1; lv <= int(l); lv++ {
@@ -149,8 +155,8 @@ func DecodeGraph(b []byte, vecs *File) (*Graph, error) {
 	le := binary.LittleEndian
 	h := func(off int) uint64 { return uint64(le.Uint32(b[off:])) }
 	version := h(8)
-	if version != format.HNSWLayout {
-		return nil, fmt.Errorf("%w: graph layout version %d, this build reads %d", ErrCorrupt, version, format.HNSWLayout)
+	if version != format.HNSWLayout && version != fixedLinksLayout {
+		return nil, fmt.Errorf("%w: graph layout version %d, this build reads %d and %d", ErrCorrupt, version, fixedLinksLayout, format.HNSWLayout)
 	}
 	n, dims, m, m0, entry, top, slots := h(12), h(16), h(20), h(24), h(28), h(32), h(36)
 	efC, efS := h(40), h(44)
@@ -171,7 +177,14 @@ func DecodeGraph(b []byte, vecs *File) (*Graph, error) {
 	levelsEnd := graphHeaderSize + n
 	firstEnd := levelsEnd + uint64(pad4(int(n))) + 4*n
 	g.stride0 = 1 + int(m0)
-	level0End := firstEnd + n*4*(1+m0)
+	words0 := n * (1 + m0)
+	if version != fixedLinksLayout {
+		words0 = le.Uint64(b[48:])
+		if words0 < n || words0 > n*(1+m0) {
+			return nil, fmt.Errorf("%w: %d words of level-0 links for %d nodes of at most %d links", ErrCorrupt, words0, n, m0)
+		}
+	}
+	level0End := firstEnd + 4*words0
 	want := level0End + 4*slots*(1+m)
 	if uint64(len(b)) != want {
 		return nil, fmt.Errorf("%w: graph file of %d bytes, the header implies %d", ErrCorrupt, len(b), want)
@@ -180,11 +193,42 @@ func DecodeGraph(b []byte, vecs *File) (*Graph, error) {
 	g.first = asUint32s(b[firstEnd-4*n : firstEnd])
 	g.level0 = asUint32s(b[firstEnd:level0End])
 	g.upper = asUint32s(b[level0End:])
+	if version != fixedLinksLayout {
+		offs, err := recordOffsets(g.level0, int(n), int(m0))
+		if err != nil {
+			return nil, err
+		}
+		g.offs0 = offs
+	}
 	g.useCodes()
 	if err := g.check(int(slots)); err != nil {
 		return nil, err
 	}
 	return g, nil
+}
+
+// fixedLinksLayout is the graph layout before format.HNSWLayout 4, whose
+// level-0 records all have room for M0 links. Readers still read it:
+// snapshots written before layout 4 keep their graphs.
+const fixedLinksLayout = 3
+
+// recordOffsets returns where each of n level-0 records (a count of at
+// most m0, then that many links) starts in words, which must hold them
+// exactly.
+func recordOffsets(words []uint32, n, m0 int) ([]uint32, error) {
+	offs := make([]uint32, n)
+	at := 0
+	for i := range offs {
+		if at >= len(words) || int(words[at]) > m0 {
+			return nil, fmt.Errorf("%w: level-0 links of node %d do not fit the section", ErrCorrupt, i)
+		}
+		offs[i] = uint32(at)
+		at += 1 + int(words[at])
+	}
+	if at != len(words) {
+		return nil, fmt.Errorf("%w: level-0 links end at word %d of %d", ErrCorrupt, at, len(words))
+	}
+	return offs, nil
 }
 
 // check verifies every invariant a search relies on, so that a damaged
@@ -216,7 +260,7 @@ func (g *Graph) check(slots int) error {
 	const ahead = 8 // records whose links are being loaded while one is checked
 	linkLines := (4*(1+g.m0) + 63) / 64
 	for i, l := range g.levels {
-		if j := i + ahead; j < n {
+		if j := i + ahead; j < n && g.offs0 == nil {
 			prefetchLines((*byte)(unsafe.Pointer(&g.level0[j*g.stride0+g.off0])), linkLines)
 		}
 		for lv := 0; lv <= int(l); lv++ {

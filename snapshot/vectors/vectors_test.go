@@ -295,14 +295,24 @@ func TestCorruptedGraphFile(t *testing.T) {
 		{"M0 too large", func(b []byte) []byte { le.PutUint32(b[24:], 1<<20); return b }},
 		{"neighbour out of range", func(b []byte) []byte {
 			links := firstLinks(b)
-			le.PutUint32(b[links:], 1)     // one neighbour...
-			le.PutUint32(b[links+4:], 999) // ...that does not exist
+			if le.Uint32(b[links:]) == 0 {
+				panic("node 0 has no neighbour")
+			}
+			le.PutUint32(b[links+4:], 999) // its first neighbour does not exist
 			return b
 		}},
 		{"neighbour count too large", func(b []byte) []byte {
 			le.PutUint32(b[firstLinks(b):], 200)
 			return b
 		}},
+		{"neighbour count past the level-0 section", func(b []byte) []byte {
+			le.PutUint32(b[firstLinks(b):], le.Uint32(b[firstLinks(b):])+1)
+			return b
+		}},
+		{"level-0 words fewer than the nodes", func(b []byte) []byte { le.PutUint64(b[48:], 39); return b }},
+		{"level-0 words more than the section", func(b []byte) []byte { le.PutUint64(b[48:], le.Uint64(b[48:])+1); return b }},
+		{"level-0 words beyond any file", func(b []byte) []byte { le.PutUint64(b[48:], 1<<62); return b }},
+		{"layout 3 read as layout 3", func(b []byte) []byte { le.PutUint32(b[8:], 3); return b }},
 		{"level above top", func(b []byte) []byte { b[64] = 15; return b }},
 	}
 	for _, tc := range tests {
@@ -512,6 +522,40 @@ func TestCurrentLayoutRoundTrip(t *testing.T) {
 	updated, err := Update(context.Background(), g, Remap(f, f), f, nil)
 	if err != nil || updated.Len() != f.Len() {
 		t.Fatalf("update over the same rows: %v", err)
+	}
+}
+
+// TestLayout3IsRead reads the graph fixture of layout 3 (room for M0
+// links on level 0), searches it, and writes it again in the current
+// layout: the current layout's fixture, which holds the same graph.
+func TestLayout3IsRead(t *testing.T) {
+	vecPath, current := fixturePaths()
+	f, err := OpenFile(vecPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	old := filepath.Join("testdata", "graphs", "hnsw-layout3")
+	if len(mustRead(t, old)) <= len(mustRead(t, current)) {
+		t.Fatalf("layout 3's fixture (%d bytes) is not larger than layout %d's (%d)", len(mustRead(t, old)), format.HNSWLayout, len(mustRead(t, current)))
+	}
+	g, err := OpenGraph(old, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	for i := range f.Len() {
+		hits, err := g.Search(f.Vector(i, nil), 1, 16)
+		if err != nil || len(hits) != 1 || hits[0].Row != i {
+			t.Fatalf("row %d searched for itself: %v %v", i, hits, err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "hnsw")
+	if err := g.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(mustRead(t, path), mustRead(t, current)) {
+		t.Fatal("layout 3's graph written again differs from the current layout's fixture of the same graph")
 	}
 }
 
