@@ -101,9 +101,21 @@ func TestCorruptFiles(t *testing.T) {
 		return func(b []byte) []byte { le.PutUint32(b[off:], v); return b }
 	}
 	tests := map[string]func([]byte) []byte{
-		"empty":             func([]byte) []byte { return nil },
-		"bad magic":         func(b []byte) []byte { b[0] = 'X'; return b },
-		"layout version":    set32(8, 2),
+		"empty":              func([]byte) []byte { return nil },
+		"bad magic":          func(b []byte) []byte { b[0] = 'X'; return b },
+		"layout version":     set32(8, 3),
+		"layout 1":           set32(8, 1),
+		"no terms section":   set32(48, 0),
+		"term section short": func(b []byte) []byte { le.PutUint32(b[48:], le.Uint32(b[48:])-1); return b },
+		"term section long":  func(b []byte) []byte { le.PutUint32(b[48:], le.Uint32(b[48:])+1); return b },
+		"first term shares a prefix": func(b []byte) []byte {
+			b[headerSize+4*int(le.Uint32(b[16:]))] = 1
+			return b
+		},
+		"term longer than any": func(b []byte) []byte {
+			b[headerSize+4*int(le.Uint32(b[16:]))+1] = 49
+			return b
+		},
 		"tokenizer version": set32(12, 99),
 		"truncated":         func(b []byte) []byte { return b[:len(b)-3] },
 		"extra byte":        func(b []byte) []byte { return append(b, 0) },

@@ -85,25 +85,20 @@ func Decode(data []byte) (*Index, error) {
 		return nil, corrupt("parameters k1 %g, b %g out of range", ix.k1, ix.b)
 	}
 	copy(ix.digest[:], data[digestStart:digestStart+32])
-	blobLen := uint64(le.Uint32(data[48:]))
-	// Section sizes in uint64, so that no count can overflow them.
+	termsLen := uint64(le.Uint32(data[48:]))
+	// Section sizes in uint64, so that no count can overflow them. A term
+	// takes at least 4 bytes of its section (prefix, length, a byte of its
+	// own, frequency), which bounds what the counts make Decode allocate.
 	rest := uint64(len(data) - headerSize)
-	need := 4*uint64(ix.docs) + 4*(uint64(ix.terms)+1) + 8*(uint64(ix.terms)+1) + 4*uint64(ix.terms) + blobLen
-	if need > rest {
+	if 4*uint64(ix.docs)+termsLen > rest || 4*uint64(ix.terms) > termsLen {
 		return nil, corrupt("file is %d bytes, its sections need more", len(data))
 	}
 	p := data[headerSize:]
-	take := func(n int) []byte {
-		b := p[:n]
-		p = p[n:]
-		return b
+	ix.lengths = u32s(p[:4*ix.docs])
+	if err := ix.decodeTerms(p[4*ix.docs : 4*uint64(ix.docs)+termsLen]); err != nil {
+		return nil, err
 	}
-	ix.lengths = u32s(take(4 * ix.docs))
-	ix.termOff = u32s(take(4 * (ix.terms + 1)))
-	ix.postOff = u64s(take(8 * (ix.terms + 1)))
-	ix.df = u32s(take(4 * ix.terms))
-	ix.blob = take(int(blobLen))
-	ix.postings = p
+	ix.postings = p[4*uint64(ix.docs)+termsLen:]
 	if err := ix.check(); err != nil {
 		return nil, err
 	}
@@ -111,6 +106,46 @@ func Decode(data []byte) (*Index, error) {
 		ix.avgLen = float64(ix.total) / float64(ix.docs)
 	}
 	return ix, nil
+}
+
+// decodeTerms reads the front-coded terms and their document
+// frequencies into blob, termOff and df.
+func (ix *Index) decodeTerms(p []byte) error {
+	ix.termOff = make([]uint32, ix.terms+1)
+	ix.df = make([]uint32, ix.terms)
+	ix.blob = make([]byte, 0, len(p))
+	prev := 0 // where the previous term starts in blob
+	for t := range ix.terms {
+		shared, k := binary.Uvarint(p)
+		if k <= 0 {
+			return corrupt("term %d: bad prefix length", t)
+		}
+		p = p[k:]
+		own, k := binary.Uvarint(p)
+		if k <= 0 || own == 0 || own > uint64(len(p)-k) {
+			return corrupt("term %d: bad length", t)
+		}
+		p = p[k:]
+		if shared > uint64(len(ix.blob)-prev) || shared+own > maxTermBytes {
+			return corrupt("term %d: %d bytes shared with the previous term, %d of its own", t, shared, own)
+		}
+		start := len(ix.blob)
+		ix.blob = append(ix.blob, ix.blob[prev:prev+int(shared)]...)
+		ix.blob = append(ix.blob, p[:own]...)
+		p = p[own:]
+		df, k := binary.Uvarint(p)
+		if k <= 0 || df == 0 || df > uint64(ix.docs) {
+			return corrupt("term %d: bad document frequency", t)
+		}
+		p = p[k:]
+		ix.termOff[t], ix.df[t] = uint32(start), uint32(df)
+		prev = start
+	}
+	if len(p) != 0 {
+		return corrupt("%d bytes after the last term", len(p))
+	}
+	ix.termOff[ix.terms] = uint32(len(ix.blob))
+	return nil
 }
 
 func u32s(b []byte) []uint32 {
@@ -121,16 +156,8 @@ func u32s(b []byte) []uint32 {
 	return out
 }
 
-func u64s(b []byte) []uint64 {
-	out := make([]uint64, len(b)/8)
-	for i := range out {
-		out[i] = binary.LittleEndian.Uint64(b[8*i:])
-	}
-	return out
-}
-
 // check validates everything a query relies on, once, so that queries
-// need no checks.
+// need no checks, and finds where each term's postings start.
 func (ix *Index) check() error {
 	var total uint64
 	for _, n := range ix.lengths {
@@ -139,25 +166,23 @@ func (ix *Index) check() error {
 	if total != ix.total {
 		return corrupt("document lengths add up to %d, header says %d", total, ix.total)
 	}
-	if ix.termOff[0] != 0 || uint64(ix.termOff[ix.terms]) != uint64(len(ix.blob)) {
-		return corrupt("term offsets do not span the term bytes")
-	}
-	if ix.postOff[0] != 0 || ix.postOff[ix.terms] != uint64(len(ix.postings)) {
-		return corrupt("postings offsets do not span the postings")
-	}
-	var entries uint64
+	ix.postOff = make([]uint64, ix.terms+1)
+	var entries, at uint64
 	for t := range ix.terms {
-		if ix.termOff[t] >= ix.termOff[t+1] || ix.postOff[t] >= ix.postOff[t+1] {
-			return corrupt("term %d: empty or decreasing offsets", t)
-		}
 		if t > 0 && bytes.Compare(ix.term(t-1), ix.term(t)) >= 0 {
 			return corrupt("terms not in strictly ascending order at %d", t)
 		}
-		n, err := ix.checkPostings(t)
+		ix.postOff[t] = at
+		n, err := ix.checkPostings(t, ix.postings[at:])
 		if err != nil {
 			return err
 		}
-		entries += n
+		at += n
+		entries += uint64(ix.df[t])
+	}
+	ix.postOff[ix.terms] = at
+	if at != uint64(len(ix.postings)) {
+		return corrupt("%d bytes after the last term's postings", uint64(len(ix.postings))-at)
 	}
 	if entries != ix.postingsEntries {
 		return corrupt("%d postings, header says %d", entries, ix.postingsEntries)
@@ -165,22 +190,17 @@ func (ix *Index) check() error {
 	return nil
 }
 
-func (ix *Index) checkPostings(t int) (uint64, error) {
-	p := ix.postings[ix.postOff[t]:ix.postOff[t+1]]
-	var n uint64
-	doc := uint64(0)
-	for len(p) > 0 {
-		gap, k := binary.Uvarint(p)
+// checkPostings checks the df[t] postings of term t at the start of p and
+// returns their length in bytes.
+func (ix *Index) checkPostings(t int, p []byte) (uint64, error) {
+	doc, at := uint64(0), 0
+	for i := range ix.df[t] {
+		gap, tf, k := nextPosting(p[at:])
 		if k <= 0 {
 			return 0, corrupt("term %d: bad posting", t)
 		}
-		p = p[k:]
-		tf, k := binary.Uvarint(p)
-		if k <= 0 || tf == 0 || tf > math.MaxUint32 {
-			return 0, corrupt("term %d: bad frequency", t)
-		}
-		p = p[k:]
-		if n > 0 && gap == 0 {
+		at += k
+		if i > 0 && gap == 0 {
 			return 0, corrupt("term %d: documents not ascending", t)
 		}
 		doc += gap
@@ -190,12 +210,8 @@ func (ix *Index) checkPostings(t int) (uint64, error) {
 		if tf > uint64(ix.lengths[doc]) {
 			return 0, corrupt("term %d: frequency %d in a document of %d terms", t, tf, ix.lengths[doc])
 		}
-		n++
 	}
-	if n != uint64(ix.df[t]) {
-		return 0, corrupt("term %d: %d postings, document frequency says %d", t, n, ix.df[t])
-	}
-	return n, nil
+	return uint64(at), nil
 }
 
 func (ix *Index) term(t int) []byte { return ix.blob[ix.termOff[t]:ix.termOff[t+1]] }
@@ -251,11 +267,15 @@ func (ix *Index) Scores(terms []string) []float32 {
 		p := ix.postings[ix.postOff[t]:ix.postOff[t+1]]
 		doc := uint64(0)
 		for len(p) > 0 {
-			gap, k := binary.Uvarint(p)
+			v, k := binary.Uvarint(p)
 			p = p[k:]
-			tf, k := binary.Uvarint(p)
-			p = p[k:]
-			doc += gap
+			tf := uint64(1)
+			if v&1 != 0 {
+				tf, k = binary.Uvarint(p)
+				p = p[k:]
+				tf += 2
+			}
+			doc += v >> 1
 			f := float64(tf)
 			norm := ix.k1 * (1 - ix.b + ix.b*float64(ix.lengths[doc])/ix.avgLen)
 			scores[doc] += float32(idf * f * (ix.k1 + 1) / (f + norm))

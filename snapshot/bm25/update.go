@@ -1,7 +1,6 @@
 package bm25
 
 import (
-	"encoding/binary"
 	"fmt"
 )
 
@@ -46,9 +45,7 @@ func Update(parent *Index, ids []string, from []int, terms func(i int) []string)
 		var docs, freqs []uint32
 		doc := uint64(0)
 		for len(p) > 0 {
-			gap, k := binary.Uvarint(p)
-			p = p[k:]
-			tf, k := binary.Uvarint(p)
+			gap, tf, k := nextPosting(p)
 			p = p[k:]
 			doc += gap
 			if nd := old2new[doc]; nd >= 0 {

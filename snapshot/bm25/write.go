@@ -109,28 +109,29 @@ func (b *Builder) WriteFile(path string) (_ *format.BM25, err error) {
 		}
 		return 0
 	})
-	var blob []byte
-	termOff := make([]uint32, 0, len(order)+1)
-	postOff := make([]uint64, 0, len(order)+1)
-	var postings []byte
+	// Terms: front-coded, each with its document frequency. Postings:
+	// see appendPosting.
+	var terms, postings []byte
+	prevTerm := ""
 	npost := 0
 	for _, id := range order {
-		termOff = append(termOff, uint32(len(blob)))
-		postOff = append(postOff, uint64(len(postings)))
-		blob = append(blob, b.terms[id]...)
+		term := b.terms[id]
+		shared := commonPrefix(prevTerm, term)
+		terms = binary.AppendUvarint(terms, uint64(shared))
+		terms = binary.AppendUvarint(terms, uint64(len(term)-shared))
+		terms = append(terms, term[shared:]...)
+		terms = binary.AppendUvarint(terms, uint64(len(b.docs[id])))
+		prevTerm = term
 		prev := uint32(0)
 		for k, d := range b.docs[id] {
-			postings = binary.AppendUvarint(postings, uint64(d-prev))
-			postings = binary.AppendUvarint(postings, uint64(b.freqs[id][k]))
+			postings = appendPosting(postings, d-prev, b.freqs[id][k])
 			prev = d
 		}
 		npost += len(b.docs[id])
 	}
-	if uint64(len(blob)) > math.MaxUint32 {
-		return nil, fmt.Errorf("write bm25: %d bytes of terms is more than the format holds", len(blob))
+	if uint64(len(terms)) > math.MaxUint32 {
+		return nil, fmt.Errorf("write bm25: %d bytes of terms is more than the format holds", len(terms))
 	}
-	termOff = append(termOff, uint32(len(blob)))
-	postOff = append(postOff, uint64(len(postings)))
 
 	w := bufio.NewWriterSize(f, 1<<20)
 	var hdr [headerSize]byte
@@ -144,7 +145,7 @@ func (b *Builder) WriteFile(path string) (_ *format.BM25, err error) {
 	le.PutUint64(hdr[32:], b.total)
 	le.PutUint32(hdr[40:], math.Float32bits(DefaultK1))
 	le.PutUint32(hdr[44:], math.Float32bits(DefaultB))
-	le.PutUint32(hdr[48:], uint32(len(blob)))
+	le.PutUint32(hdr[48:], uint32(len(terms)))
 	copy(hdr[digestStart:], b.digest.Sum(nil))
 	w.Write(hdr[:])
 	var buf [8]byte
@@ -152,25 +153,51 @@ func (b *Builder) WriteFile(path string) (_ *format.BM25, err error) {
 		le.PutUint32(buf[:], n)
 		w.Write(buf[:4])
 	}
-	for _, o := range termOff {
-		le.PutUint32(buf[:], o)
-		w.Write(buf[:4])
-	}
-	for _, o := range postOff {
-		le.PutUint64(buf[:], o)
-		w.Write(buf[:8])
-	}
-	for _, id := range order {
-		le.PutUint32(buf[:], uint32(len(b.docs[id])))
-		w.Write(buf[:4])
-	}
-	w.Write(blob)
+	w.Write(terms)
 	w.Write(postings)
 	if err := w.Flush(); err != nil {
 		return nil, err
 	}
 	return &format.BM25{Version: format.BM25Version, Tokenizer: TokenizerVersion, File: filepath.Base(path),
 		Docs: len(b.lengths), Terms: len(order), Postings: npost, K1: DefaultK1, B: DefaultB}, nil
+}
+
+// appendPosting appends one posting: uvarint(gap<<1 | 1 if tf > 1),
+// then uvarint(tf-2) when tf > 1. Most frequencies are 1 (83% of the
+// postings of the generated 10,000-note vault, 74% of Obsidian's help
+// vault's), so most postings of frequent terms take one byte.
+func appendPosting(b []byte, gap, tf uint32) []byte {
+	if tf <= 1 {
+		return binary.AppendUvarint(b, uint64(gap)<<1)
+	}
+	b = binary.AppendUvarint(b, uint64(gap)<<1|1)
+	return binary.AppendUvarint(b, uint64(tf-2))
+}
+
+// nextPosting decodes the posting at the start of p and returns its
+// document gap, its frequency and its length in bytes (<= 0 when p does
+// not start with a posting).
+func nextPosting(p []byte) (gap, tf uint64, n int) {
+	v, n := binary.Uvarint(p)
+	if n <= 0 {
+		return 0, 0, n
+	}
+	if v&1 == 0 {
+		return v >> 1, 1, n
+	}
+	f, k := binary.Uvarint(p[n:])
+	if k <= 0 || f > math.MaxUint32-2 {
+		return 0, 0, -1
+	}
+	return v >> 1, f + 2, n + k
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
 
 // countTerms sets b.count to how often each of terms occurs, giving terms
