@@ -5,7 +5,9 @@
 // (see format/graph.go for that database's layout and naming rules).
 //
 // It does no I/O and does not run queries; package graphdb does. Parse,
-// Translate and Compile are safe for concurrent use.
+// Translate and Compile are safe for concurrent use. A Schema (NewSchema)
+// holds a graph's names prepared once, for the translations of many
+// queries; a Translation carries its translated tree beside the text.
 //
 // # Errors
 //

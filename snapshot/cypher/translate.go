@@ -18,6 +18,22 @@ type Options struct {
 	// reports truncation when one more exists. UNION (without ALL) is not
 	// capped, because deduplication could then hide rows.
 	MaxRows int
+	// Schema, when it was made from the graph being translated for, saves
+	// preparing the graph's names again for every query.
+	Schema *Schema
+}
+
+// Schema is a graph's names prepared for translation. Make it once per
+// graph with NewSchema and pass it in Options; it is never changed, so it
+// is safe for concurrent use.
+type Schema struct {
+	g *format.Graph
+	s *schema
+}
+
+// NewSchema prepares g's names for translation.
+func NewSchema(g *format.Graph) *Schema {
+	return &Schema{g: g, s: newSchema(g)}
 }
 
 // Translation is a query rewritten for the database.
@@ -51,7 +67,13 @@ func Translate(q *Query, g *format.Graph, params map[string]any, opts Options) (
 	if err := CheckParams(params); err != nil {
 		return nil, err
 	}
-	t := &translator{s: newSchema(g), params: params, opts: opts, names: q.names}
+	var sch *schema
+	if opts.Schema != nil && opts.Schema.g == g {
+		sch = opts.Schema.s
+	} else {
+		sch = newSchema(g)
+	}
+	t := &translator{s: sch, params: params, opts: opts, names: q.names}
 	return t.run(q)
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/cypher"
 )
 
 var (
@@ -107,6 +108,8 @@ type DB struct {
 	// the pool and its spares.
 	conns chan *kuzu.Connection
 	names *names
+	// schema is the graph's names prepared for the translator.
+	schema *cypher.Schema
 
 	mu sync.Mutex
 	// nconns counts the open connections, idle, running or abandoned.
@@ -154,7 +157,7 @@ func OpenFile(path string, g *format.Graph, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{db: kdb, graph: g, opts: opts, conns: make(chan *kuzu.Connection, 2*opts.Connections), names: newNames(g), done: make(chan struct{})}
+	db := &DB{db: kdb, graph: g, opts: opts, conns: make(chan *kuzu.Connection, 2*opts.Connections), names: newNames(g), schema: cypher.NewSchema(g), done: make(chan struct{})}
 	db.directs.mode = opts.Direct
 	db.directs.ready = make(chan struct{})
 	for range opts.Connections {

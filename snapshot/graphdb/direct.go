@@ -215,9 +215,18 @@ func readDirect(conn *kuzu.Connection, fg *format.Graph) (*directGraph, error) {
 		}
 		seen[et.Table] = true
 		tab := &directTable{out: make([][]directEdge, n), in: make([][]directEdge, n)}
+		// A table of its own holds one type; the copy checks that its
+		// rows say so, and reads every row's type otherwise.
 		shared := et.Table == format.GraphEdgeTable
 		if !shared {
-			tab.types = []string{et.Name}
+			one, err := oneType(conn, et.Table, et.Name)
+			if err != nil {
+				return nil, err
+			}
+			if one {
+				tab.types = []string{et.Name}
+			}
+			shared = !one
 		}
 		for _, forward := range []bool{true, false} {
 			if err := readEdges(conn, et.Table, shared, forward, index, tab); err != nil {
@@ -227,6 +236,29 @@ func readDirect(conn *kuzu.Connection, fg *format.Graph) (*directGraph, error) {
 		g.tables[et.Table] = tab
 	}
 	return g, nil
+}
+
+// oneType reports whether every edge of a table has the type name.
+func oneType(conn *kuzu.Connection, table, name string) (bool, error) {
+	qr, err := conn.Query("MATCH ()-[r:`" + table + "`]->() RETURN count(*), count(r.`" + format.GraphTypeColumn + "`), list_sort(collect(DISTINCT r.`" + format.GraphTypeColumn + "`))")
+	if err != nil {
+		return false, err
+	}
+	defer qr.Close()
+	if !qr.HasNext() {
+		return false, nil
+	}
+	t, err := qr.Next()
+	if err != nil {
+		return false, err
+	}
+	v, err := t.GetAsSlice()
+	t.Close()
+	if err != nil || len(v) != 3 {
+		return false, err
+	}
+	types, _ := v[2].([]any)
+	return v[0] == v[1] && (len(types) == 0 || (len(types) == 1 && types[0] == name)), nil
 }
 
 // readEdges reads the ends of a table's edges as two lists of offsets (one

@@ -13,6 +13,7 @@ import (
 type directRow struct {
 	n     [2]int32
 	label string
+	typ   string // the hop's edge type
 }
 
 // answer runs a plan on the copy. It returns false, and the engine
@@ -65,6 +66,8 @@ func (g *directGraph) rows(p *directPlan, c *converter) ([][]any, bool) {
 			return g.cols[it.col][m.n[it.node]]
 		case itemUnwound:
 			return m.label
+		case itemRelType:
+			return m.typ
 		}
 		return int64(1)
 	}
@@ -163,7 +166,7 @@ func (g *directGraph) counted(p *directPlan) ([][]any, bool) {
 		return nil, false
 	}
 	for _, it := range p.items {
-		if it.kind == itemCol || (it.kind == itemUnwound && p.unwind == "") {
+		if it.kind == itemCol || it.kind == itemRelType || (it.kind == itemUnwound && p.unwind == "") {
 			return nil, false
 		}
 	}
@@ -288,7 +291,7 @@ func (g *directGraph) matches(p *directPlan, yield func(directRow)) {
 				if !g.passes(p, to, e.note) {
 					continue
 				}
-				var r directRow
+				r := directRow{typ: tab.types[e.typ]}
 				r.n[from], r.n[to] = i, e.note
 				yield(r)
 			}

@@ -18,7 +18,7 @@ import (
 // literal of the column's type), list_contains(v.labels, 'L') (the
 // translation of a label), r.vg_type = 'T' or r.vg_type IN [...] (the
 // translation of a type kept in the shared table); items are v.col, the
-// unwound x, count(*) and count(var); sort keys are result columns (or,
+// unwound x, r.vg_type (type(r)), count(*) and count(var); sort keys are result columns (or,
 // without aggregation and DISTINCT, v.col); SKIP and LIMIT are integers.
 type directPlan struct {
 	// vars are the node variables: a, and b for a hop ("" when unnamed).
@@ -63,6 +63,7 @@ const (
 	itemCol = iota
 	itemUnwound
 	itemCount
+	itemRelType // r.vg_type, which type(r) reads
 )
 
 type directItem struct {
@@ -294,6 +295,9 @@ func (p *directPlan) restrictTypes(types []string) bool {
 func (p *directPlan) item(e cypher.Expr) (directItem, bool) {
 	switch e := e.(type) {
 	case *cypher.Prop:
+		if p.relType(e) {
+			return directItem{kind: itemRelType}, true
+		}
 		n, ok := p.nodeProp(e)
 		return n, ok && slices.Contains(directCols, n.col)
 	case *cypher.Var:
@@ -338,7 +342,7 @@ func (p *directPlan) projection(pr *cypher.Projection, columns []string) bool {
 			o.col = slices.Index(columns, v.Name)
 		} else {
 			d, ok := p.item(s.Expr)
-			if !ok || d.kind != itemCol || p.aggregate || p.distinct {
+			if !ok || (d.kind != itemCol && d.kind != itemRelType) || p.aggregate || p.distinct {
 				return false
 			}
 			o.item, o.extra = d, true

@@ -52,6 +52,10 @@
 // where the copy takes microseconds. An answer the copy cannot be sure to
 // give as the engine would (a sort key that is null) is left to the
 // engine; TestDirectAnswersEqualTheEngine compares the two on every note.
+// Once the copy is ready, a query the engine answers that tests a node's
+// path or title against a value only one note has also tests that note's
+// id, the table's primary key, so that Kuzu looks it up instead of
+// scanning (direct_keys.go).
 //
 // A query's timeout covers parsing, binding, planning and the conversion
 // of its rows, not only the execution Kuzu can interrupt: Run returns at

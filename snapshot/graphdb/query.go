@@ -45,7 +45,7 @@ func (db *DB) Run(ctx context.Context, req Request) (*Result, error) {
 	if req.MaxRows <= 0 {
 		req.MaxRows = db.opts.MaxRows
 	}
-	tr, err := cypher.Compile(req.Query, db.graph, req.Params, cypher.Options{MaxRows: req.MaxRows})
+	tr, err := cypher.Compile(req.Query, db.graph, req.Params, cypher.Options{MaxRows: req.MaxRows, Schema: db.schema})
 	if err != nil {
 		return nil, err
 	}
@@ -65,6 +65,11 @@ func (db *DB) Run(ctx context.Context, req Request) (*Result, error) {
 				res.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
 				return res, nil
 			}
+		}
+		if text := g.keyed(tr); text != "" {
+			keyed := *tr
+			keyed.Query = text
+			tr = &keyed
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, req.Timeout)
