@@ -194,8 +194,9 @@ type chunkMeta struct {
 
 // reusable loads the parent's rows when they were built with the same
 // options. It returns nil (parse everything) when there is no parent, a full
-// run was asked for, or the parent's tables cannot be read.
-func reusable(parent *snapshot.Snapshot, opts Options) *reuse {
+// run was asked for, the parent's tables cannot be read or ctx is done
+// (Run stops the reading when it finds the vault unchanged).
+func reusable(ctx context.Context, parent *snapshot.Snapshot, opts Options) *reuse {
 	if parent == nil || opts.Full || !equalOptions(parent.Manifest.Options, opts.manifestOptions()) {
 		return nil
 	}
@@ -203,19 +204,24 @@ func reusable(parent *snapshot.Snapshot, opts Options) *reuse {
 		notes  []noteMeta
 		links  []format.Link
 		chunks []chunkMeta
-		g      errgroup.Group
 	)
+	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
-		notes, err = snapshot.ReadSegments[noteMeta](parent, format.NotesTable)
+		notes, err = snapshot.ReadSegmentsContext[noteMeta](gctx, parent, format.NotesTable)
 		return err
 	})
-	g.Go(func() (err error) { links, err = parent.Links(); return err })
 	g.Go(func() (err error) {
-		chunks, err = snapshot.ReadSegments[chunkMeta](parent, format.ChunksTable)
+		links, err = snapshot.ReadSegmentsContext[format.Link](gctx, parent, format.LinksTable)
+		return err
+	})
+	g.Go(func() (err error) {
+		chunks, err = snapshot.ReadSegmentsContext[chunkMeta](gctx, parent, format.ChunksTable)
 		return err
 	})
 	if err := g.Wait(); err != nil {
-		opts.Log.Warn("cannot reuse the parent snapshot's tables; parsing every note", "parent", parent.ID, "err", err)
+		if ctx.Err() == nil {
+			opts.Log.Warn("cannot reuse the parent snapshot's tables; parsing every note", "parent", parent.ID, "err", err)
+		}
 		return nil
 	}
 	r := &reuse{

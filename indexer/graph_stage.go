@@ -112,7 +112,9 @@ func (s GraphStage) update(ctx context.Context, b *Build, notes []format.Note, e
 	if limit == 0 && hasCode(b) {
 		limit = DefaultCodeGraphUpdateLimit
 	}
-	g, err := graphdb.Update(ctx, b.Dir, b.Parent, notes, edges, graphdb.UpdateOptions{BuildOptions: opts, Limit: limit})
+	// The notes and edges are the tables in order, then the code rows:
+	// the update compares only the rows of the segments that changed.
+	g, err := graphdb.Update(ctx, b.Dir, b.Parent, notes, edges, graphdb.UpdateOptions{BuildOptions: opts, Limit: limit, Tables: b.Manifest.Tables})
 	switch {
 	case err == nil:
 		return g, nil

@@ -77,6 +77,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The parent's rows are read while the vault is, on the other core;
+	// a run that finds the vault unchanged stops the reading.
+	prev, stopReuse := readReusable(ctx, parent, opts)
+	defer stopReuse()
 
 	files, walkWarnings, err := walkVault(vault, ignore, opts.MaxNoteBytes)
 	if err != nil {
@@ -104,7 +108,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}
 
-	tables, err := assemble(ctx, read, reusable(parent, opts), opts)
+	tables, err := assemble(ctx, read, prev(), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -139,6 +143,28 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		"chunks", m.Counts.Chunks, "warnings", m.Counts.Warnings, "parsed", res.Parsed, "reused", res.Reused,
 		"elapsed", res.Elapsed.Round(time.Millisecond))
 	return res, nil
+}
+
+// readReusable starts reading the parent's rows (reusable) on a goroutine
+// of its own. prev waits for them; stop ends the reading and waits for the
+// goroutine, so that nothing reads the parent once Run has returned.
+func readReusable(ctx context.Context, parent *snapshot.Snapshot, opts Options) (prev func() *reuse, stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	var r *reuse
+	go func() {
+		defer close(done)
+		r = reusable(ctx, parent, opts)
+	}()
+	prev = func() *reuse {
+		<-done
+		return r
+	}
+	stop = func() {
+		cancel()
+		<-done
+	}
+	return prev, stop
 }
 
 // manyNotes is the parent's note count above which a run that finds no

@@ -8,6 +8,7 @@ import (
 	"hash"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,7 +20,9 @@ import (
 // (format.TableSegment.Key): the sha256 of the table's name, the format
 // version and every field of every row that the Parquet writer writes (a
 // field tagged parquet:"-" is not), each value length-prefixed, times to the
-// unit their column keeps. A nil list and an empty one hash alike unless
+// nanosecond (finer than any column keeps them: rows with equal keys are
+// equal in memory too, so whatever is built from them, such as the graph
+// database, is the same). A nil list and an empty one hash alike unless
 // the column is optional (the writer writes both as an empty list), since
 // a reused row decoded from the parent and the same row parsed again may
 // differ just so. Equal keys mean the writer would write the same rows, so an
@@ -74,25 +77,13 @@ func (h *rowHasher) sum() string {
 type encoder func(h *rowHasher, v reflect.Value)
 
 // column is what a field's parquet tag says that changes what is
-// written: whether it is optional, and the unit of a timestamp.
+// written: whether it is optional.
 type column struct {
 	optional bool
-	unit     time.Duration
 }
 
 func columnOf(tag string) column {
-	c := column{unit: time.Nanosecond}
-	for _, opt := range strings.Split(tag, ",")[1:] {
-		switch {
-		case opt == "optional":
-			c.optional = true
-		case opt == "timestamp(millisecond)":
-			c.unit = time.Millisecond
-		case opt == "timestamp(microsecond)":
-			c.unit = time.Microsecond
-		}
-	}
-	return c
+	return column{optional: slices.Contains(strings.Split(tag, ",")[1:], "optional")}
 }
 
 type encoderKey struct {
@@ -116,17 +107,13 @@ func encoderOf(t reflect.Type, c column) encoder {
 
 func newEncoder(t reflect.Type, c column) encoder {
 	if t == timeType {
-		unit := c.unit
-		if unit == 0 {
-			unit = time.Nanosecond
-		}
 		return func(h *rowHasher, v reflect.Value) {
 			tm := v.Interface().(time.Time)
 			if tm.IsZero() {
 				h.int(math.MinInt64)
 				return
 			}
-			h.int(tm.UnixNano() / int64(unit))
+			h.int(tm.UnixNano())
 		}
 	}
 	switch t.Kind() {

@@ -9,8 +9,9 @@ import (
 )
 
 // TestSegmentKey: every column of a row changes the key, a nil list hashes
-// as an empty one, a time as the unit its column keeps, and a field that
-// is not a column (a chunk's text) changes nothing.
+// as an empty one, and a field that
+// is not a column (a chunk's text) changes nothing; a time hashes to the
+// nanosecond, finer than its column keeps it.
 func TestSegmentKey(t *testing.T) {
 	text := "eng"
 	base := format.Note{ID: "a.md", Path: "a.md", Title: "a", Labels: []string{"Person"}, Content: "hello",
@@ -52,9 +53,9 @@ func TestSegmentKey(t *testing.T) {
 		t.Error("a nil list and an empty one hash apart")
 	}
 	sub := base
-	sub.Modified = base.Modified.Add(time.Microsecond) // below the column's milliseconds
-	if SegmentKey(format.NotesTable, []format.Note{sub}) != key {
-		t.Error("a time hashes below its column's unit")
+	sub.Modified = base.Modified.Add(time.Nanosecond)
+	if SegmentKey(format.NotesTable, []format.Note{sub}) == key {
+		t.Error("a nanosecond's change of a time keeps the key")
 	}
 	other := "ops"
 	prop := base

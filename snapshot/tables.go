@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -75,12 +76,21 @@ func (s *Snapshot) Segments(table string) []format.TableSegment {
 // ReadSegments reads every row of a segmented table: its segments, several
 // at once, concatenated in order. T may name a subset of the columns.
 func ReadSegments[T any](s *Snapshot, table string) ([]T, error) {
+	return ReadSegmentsContext[T](context.Background(), s, table)
+}
+
+// ReadSegmentsContext is ReadSegments, stopping between segments once ctx
+// is done (with its error).
+func ReadSegmentsContext[T any](ctx context.Context, s *Snapshot, table string) ([]T, error) {
 	segs := s.Segments(table)
 	parts := make([][]T, len(segs))
-	var g errgroup.Group
+	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, seg := range segs {
 		g.Go(func() (err error) {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			parts[i], err = ReadTable[T](filepath.Join(s.Dir, seg.File))
 			return err
 		})

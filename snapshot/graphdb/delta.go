@@ -33,6 +33,8 @@ type delta struct {
 	// replacedNotes and replacedEdges count rows of the parent that are
 	// both removed and added, for the log.
 	replacedNotes, replacedEdges int
+	// parentRows counts the parent's rows read to compare, for the log.
+	parentRows int
 }
 
 // edgeDelta is what changes in one relationship table.
@@ -266,6 +268,11 @@ type graphNote struct {
 	Modified   time.Time         `parquet:"modified,optional,timestamp(millisecond)"`
 }
 
+func (r graphNote) note() format.Note {
+	return format.Note{ID: r.ID, Path: r.Path, Title: r.Title, Folder: r.Folder, Labels: r.Labels, Tags: r.Tags,
+		Aliases: r.Aliases, Properties: r.Properties, Stub: r.Stub, Size: r.Size, Modified: r.Modified}
+}
+
 // parentRows reads the rows the parent snapshot's graph was built from,
 // every table at once: its notes and edges and, for a parent with code,
 // the code nodes and edges as Build got them (CodeNodes).
@@ -291,8 +298,7 @@ func parentRows(parent *snapshot.Snapshot) ([]format.Note, []format.Edge, error)
 	}
 	notes := make([]format.Note, len(rows))
 	for i, r := range rows {
-		notes[i] = format.Note{ID: r.ID, Path: r.Path, Title: r.Title, Folder: r.Folder, Labels: r.Labels, Tags: r.Tags,
-			Aliases: r.Aliases, Properties: r.Properties, Stub: r.Stub, Size: r.Size, Modified: r.Modified}
+		notes[i] = r.note()
 	}
 	notes = append(notes, CodeNodes(code.Files, code.Symbols, code.Edges)...)
 	edges = append(edges, code.Edges...)

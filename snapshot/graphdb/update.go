@@ -59,6 +59,13 @@ type UpdateOptions struct {
 	// MaxGrowth is the largest parent file updated, as a multiple of its
 	// built size (DefaultMaxGrowth when 0).
 	MaxGrowth float64
+	// Tables is the new snapshot's Tables section (its table segments
+	// with their keys), when the notes and edges given are its tables in
+	// order (then code rows, if any). The update then reads and compares
+	// only the rows of the segments one side has and the other does not
+	// (segmentedDelta); without it, or when the parent lists no segments,
+	// every row of the parent is read and compared.
+	Tables map[string][]format.TableSegment
 }
 
 // Update writes the graph database of a snapshot's rows into
@@ -121,6 +128,7 @@ func Update(ctx context.Context, dir string, parent *snapshot.Snapshot, notes []
 	opts.Log.Debug("graph updated", "parent", parent.ID,
 		"notes_removed", len(d.removedNotes), "notes_added", len(d.addedNotes), "notes_set", len(d.setNotes), "notes_replaced", d.replacedNotes,
 		"edges_removed", rmE, "edges_added", addE, "edges_set", setE, "edges_replaced", d.replacedEdges,
+		"parent_rows_read", d.parentRows,
 		"elapsed", time.Since(start).Round(time.Millisecond))
 	return g, nil
 }
@@ -151,7 +159,7 @@ func planUpdate(parent *snapshot.Snapshot, notes []format.Note, edges []format.E
 	if err := sameLayout(parent.Manifest.Graph, g); err != nil {
 		return nil, nil, nil, fmt.Errorf("%w: the layout changed: %w", ErrNotUpdatable, err)
 	}
-	d, err := plan.parentDelta(parent, notes, kept)
+	d, err := plan.parentDelta(parent, notes, edges, kept, opts.Tables)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -177,7 +185,24 @@ func (o UpdateOptions) withDefaults() UpdateOptions {
 
 // parentDelta reads the parent's rows and compares them with the new ones.
 // A parent whose rows cannot be compared is not updatable.
-func (plan *schemaPlan) parentDelta(parent *snapshot.Snapshot, notes []format.Note, kept []format.Edge) (*delta, error) {
+func (plan *schemaPlan) parentDelta(parent *snapshot.Snapshot, notes []format.Note, edges, kept []format.Edge,
+	tables map[string][]format.TableSegment) (*delta, error) {
+	c, ok, err := segmentedDelta(parent, tables, notes, edges)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotUpdatable, err)
+	}
+	if ok {
+		ids := make(map[string]bool, len(notes))
+		for _, n := range notes {
+			ids[n.ID] = true
+		}
+		d, err := plan.diffSegments(c, ids)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrNotUpdatable, err)
+		}
+		d.parentRows = len(c.oldNotes) + len(c.oldEdges)
+		return d, nil
+	}
 	oldNotes, oldEdges, err := parentRows(parent)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotUpdatable, err)
@@ -187,6 +212,7 @@ func (plan *schemaPlan) parentDelta(parent *snapshot.Snapshot, notes []format.No
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotUpdatable, err)
 	}
+	d.parentRows = len(oldNotes) + len(oldEdges)
 	return d, nil
 }
 
