@@ -110,6 +110,23 @@ func BenchmarkReadVault(b *testing.B) {
 	}
 }
 
+// BenchmarkDefaultStagesFull indexes the 10,000-note vault from scratch with
+// the stages vaultgraph index runs by default (builtin vectors, BM25, the
+// graph database), concurrently as index -q runs them: the README's full
+// index figure, for profiling.
+//
+//	go test ./indexer -run '^$' -bench DefaultStagesFull -benchtime 2x -cpuprofile /tmp/full.prof
+func BenchmarkDefaultStagesFull(b *testing.B) {
+	vault := mustBenchVault(b)
+	for b.Loop() {
+		opts := Options{Vault: vault, Data: b.TempDir(),
+			Stages: []Stage{&EmbedStage{Embedder: embed.NewBuiltin()}, BM25Stage{}, GraphStage{BufferPoolSize: 512 << 20}}}
+		if _, err := Run(context.Background(), opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkDefaultStagesOneEdit is BenchmarkIndexOneEdit with the stages
 // vaultgraph index runs by default: builtin vectors, BM25 and the graph
 // database.

@@ -13,7 +13,10 @@
 // node's neighbours are started together, software prefetch in assembly
 // on amd64, so that they overlap) and ranks the candidates it ends with on
 // both planes. Builds walk on both planes, so a graph is as good as one
-// built on the float32 vectors.
+// built on the float32 vectors, on a copy of the codes laid out for them
+// (buildcodes.go): each node's two planes side by side in huge pages,
+// compared in exact integer arithmetic by AVX-512 VNNI, AVX2 or portable
+// kernels, which all give the same graph.
 //
 // The graph is implemented here rather than with github.com/coder/hnsw,
 // the HNSW library chosen for the project: v0.6.1, the only release the

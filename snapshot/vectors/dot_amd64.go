@@ -6,10 +6,15 @@ import (
 	"slices"
 
 	"github.com/viterin/vek"
+	"golang.org/x/sys/cpu"
 )
 
 // useAVX2 selects the assembly kernels; without AVX2 the portable ones run.
 var useAVX2 = slices.Contains(vek.Info().CPUFeatures, "AVX2")
+
+// useVNNI selects the AVX-512 VNNI kernels of builds (cpu checks that the
+// operating system saves the registers too).
+var useVNNI = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VNNI
 
 //go:noescape
 func dotCodesAVX2(x *byte, q *int16, n int) int32
@@ -44,3 +49,60 @@ func prefetchLinesAsm(p *byte, n int)
 // so that the loads of several nodes' codes overlap instead of waiting on
 // each other. Prefetches never fault: p may point anywhere.
 func prefetchLines(p *byte, n int) { prefetchLinesAsm(p, n) }
+
+//go:noescape
+func dotBuildAVX2(qc, qr *int16, c, r *byte, n int) (cc, cross int32)
+
+//go:noescape
+func dotBuildVNNI(a, b, c, r *byte, n int) (cc, cross int32)
+
+//go:noescape
+func dotCodes8VNNI(a, y *byte, n int) int32
+
+// buildDots returns the sums cc and cross of the build distance
+// (buildcodes.go) of query q and the node with codes c and r, whose sums
+// are sc and sr. All kernels give the same sums.
+func buildDots(q *buildQuery, c, r []byte, sc, sr int32) (cc, cross int32) {
+	n := len(c)
+	if useVNNI && len(q.a) == n && n%64 == 0 && n > 0 {
+		r = r[:n]
+		cc, cross = dotBuildVNNI(&q.a[0], &q.b[0], &c[0], &r[0], n)
+		return cc - 128*sc, cross - 128*(sc+sr)
+	}
+	if useAVX2 && n%16 == 0 && n > 0 {
+		r, qc, qr := r[:n], q.qc[:n], q.qr[:n]
+		return dotBuildAVX2(&qc[0], &qr[0], &c[0], &r[0], n)
+	}
+	return dotBuildGo(q.qc, q.qr, c, r)
+}
+
+// pairCodes returns the dot product of the int8 codes x and y of two
+// nodes; a is x's offset codes (x plus 128) and sy the sum of y, for VNNI,
+// or nil.
+func pairCodes(a, x, y []byte, sy int32) int32 {
+	if useVNNI && len(a) == len(y) && len(y)%64 == 0 && len(y) > 0 {
+		return dotCodes8VNNI(&a[0], &y[0], len(y)) - 128*sy
+	}
+	return dotCodes8(x, y)
+}
+
+//go:noescape
+func dotBuildBatchVNNI(a, b, rows *byte, stride int, ids *candidate, count, n int, out *int32)
+
+// buildDotsBatch sets out[2k], out[2k+1] to the sums cc and cross of the
+// build distance of q and node batch[k].id of bc, and reports whether it
+// could (VNNI only).
+func buildDotsBatch(q *buildQuery, bc *buildCodes, batch []candidate, out []int32) bool {
+	n := bc.cl
+	if !useVNNI || len(q.a) != n || len(batch) == 0 {
+		return false
+	}
+	out = out[:2*len(batch)]
+	dotBuildBatchVNNI(&q.a[0], &q.b[0], &bc.rows[0], 2*n, &batch[0], len(batch), n, &out[0])
+	for k, c := range batch {
+		sc, sr := bc.sumC[c.id], bc.sumR[c.id]
+		out[2*k] -= 128 * sc
+		out[2*k+1] -= 128 * (sc + sr)
+	}
+	return true
+}

@@ -114,3 +114,241 @@ ploop:
 pdone:
 	RET
 
+
+// func dotBuildAVX2(qc, qr *int16, c, r *byte, n int) (cc, cross int32)
+//
+// The two sums of a build distance (buildcodes.go): cc = sum qc*c and
+// cross = sum qc*r + qr*c, over n dimensions, a positive multiple of 16;
+// qc and qr are a node's int8 and residual codes widened to int16, c and r
+// another node's. Codes are sign-extended and multiplied in pairs into
+// int32 lanes (VPMADDWD): exact, as the portable kernel.
+TEXT ·dotBuildAVX2(SB), NOSPLIT, $0-48
+	MOVQ qc+0(FP), SI
+	MOVQ qr+8(FP), DX
+	MOVQ c+16(FP), DI
+	MOVQ r+24(FP), R8
+	MOVQ n+32(FP), CX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y7, Y7, Y7
+
+bloop16:
+	VPMOVSXBW (DI), Y2
+	VPMOVSXBW (R8), Y3
+	VPMADDWD  (SI), Y2, Y4
+	VPMADDWD  (SI), Y3, Y5
+	VPMADDWD  (DX), Y2, Y6
+	VPADDD    Y4, Y0, Y0
+	VPADDD    Y5, Y1, Y1
+	VPADDD    Y6, Y7, Y7
+	ADDQ      $32, SI
+	ADDQ      $32, DX
+	ADDQ      $16, DI
+	ADDQ      $16, R8
+	SUBQ      $16, CX
+	JNZ       bloop16
+
+	VPADDD       Y7, Y1, Y1
+	VEXTRACTI128 $1, Y0, X3
+	VPADDD       X3, X0, X0
+	VEXTRACTI128 $1, Y1, X4
+	VPADDD       X4, X1, X1
+	VPSHUFD      $0x4E, X0, X3
+	VPADDD       X3, X0, X0
+	VPSHUFD      $0x4E, X1, X4
+	VPADDD       X4, X1, X1
+	VPSHUFD      $0xB1, X0, X3
+	VPADDD       X3, X0, X0
+	VPSHUFD      $0xB1, X1, X4
+	VPADDD       X4, X1, X1
+	VMOVD        X0, AX
+	VMOVD        X1, BX
+	VZEROUPPER
+	MOVL         AX, cc+40(FP)
+	MOVL         BX, cross+44(FP)
+	RET
+
+// func dotBuildVNNI(a, b, c, r *byte, n int) (cc, cross int32)
+//
+// The raw sums of a build distance with AVX-512 VNNI (VPDPBUSD multiplies
+// unsigned by signed bytes, four products per int32 lane): a and b are a
+// node's int8 and residual codes plus 128, c and r another node's codes;
+// cc = sum a*c and cross = sum a*r + b*c, over n dimensions, a positive
+// multiple of 64. The caller subtracts 128 times the sums of c and r.
+TEXT ·dotBuildVNNI(SB), NOSPLIT, $0-48
+	MOVQ a+0(FP), SI
+	MOVQ b+8(FP), DX
+	MOVQ c+16(FP), DI
+	MOVQ r+24(FP), R8
+	MOVQ n+32(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+
+vloop64:
+	VMOVDQU64 (DI), Z4
+	VMOVDQU64 (SI), Z5
+	VMOVDQU64 (DX), Z6
+	VPDPBUSD  Z4, Z5, Z0
+	VPDPBUSD  (R8), Z5, Z1
+	VPDPBUSD  Z4, Z6, Z2
+	ADDQ      $64, SI
+	ADDQ      $64, DX
+	ADDQ      $64, DI
+	ADDQ      $64, R8
+	SUBQ      $64, CX
+	JNZ       vloop64
+
+	VPADDD        Z2, Z1, Z1
+	VEXTRACTI64X4 $1, Z0, Y3
+	VPADDD        Y3, Y0, Y0
+	VEXTRACTI64X4 $1, Z1, Y4
+	VPADDD        Y4, Y1, Y1
+	VEXTRACTI128  $1, Y0, X3
+	VPADDD        X3, X0, X0
+	VEXTRACTI128  $1, Y1, X4
+	VPADDD        X4, X1, X1
+	VPSHUFD       $0x4E, X0, X3
+	VPADDD        X3, X0, X0
+	VPSHUFD       $0x4E, X1, X4
+	VPADDD        X4, X1, X1
+	VPSHUFD       $0xB1, X0, X3
+	VPADDD        X3, X0, X0
+	VPSHUFD       $0xB1, X1, X4
+	VPADDD        X4, X1, X1
+	VMOVD         X0, AX
+	VMOVD         X1, BX
+	VZEROUPPER
+	MOVL          AX, cc+40(FP)
+	MOVL          BX, cross+44(FP)
+	RET
+
+// func dotCodes8VNNI(a, y *byte, n int) int32
+//
+// sum a*y over n dimensions, a positive multiple of 64, with AVX-512 VNNI:
+// a unsigned bytes (a node's int8 codes plus 128), y signed codes. The
+// caller subtracts 128 times the sum of y.
+TEXT ·dotCodes8VNNI(SB), NOSPLIT, $0-28
+	MOVQ a+0(FP), SI
+	MOVQ y+8(FP), DI
+	MOVQ n+16(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	CMPQ   CX, $128
+	JB     c8tail
+
+c8loop128:
+	VMOVDQU64 (SI), Z4
+	VMOVDQU64 64(SI), Z5
+	VPDPBUSD  (DI), Z4, Z0
+	VPDPBUSD  64(DI), Z5, Z1
+	ADDQ      $128, SI
+	ADDQ      $128, DI
+	SUBQ      $128, CX
+	CMPQ      CX, $128
+	JAE       c8loop128
+
+c8tail:
+	TESTQ     CX, CX
+	JZ        c8done
+	VMOVDQU64 (SI), Z4
+	VPDPBUSD  (DI), Z4, Z0
+
+c8done:
+	VPADDD        Z1, Z0, Z0
+	VEXTRACTI64X4 $1, Z0, Y3
+	VPADDD        Y3, Y0, Y0
+	VEXTRACTI128  $1, Y0, X3
+	VPADDD        X3, X0, X0
+	VPSHUFD       $0x4E, X0, X3
+	VPADDD        X3, X0, X0
+	VPSHUFD       $0xB1, X0, X3
+	VPADDD        X3, X0, X0
+	VMOVD         X0, AX
+	VZEROUPPER
+	MOVL          AX, ret+24(FP)
+	RET
+
+// func dotBuildBatchVNNI(a, b, rows *byte, stride int, ids *candidate, count, n int, out *int32)
+//
+// dotBuildVNNI of the query (a, b) with each of count candidates, 8 bytes
+// apart, whose first 4 bytes are the node: node ids[k]'s
+// int8 codes are n bytes at rows + ids[k]*stride, its residual codes the
+// n bytes after them. out receives the raw cc and cross of node k at
+// out[2k] and out[2k+1]. The rows of the node pf ahead are prefetched
+// (stride bytes from the row) while one is computed.
+TEXT ·dotBuildBatchVNNI(SB), NOSPLIT, $0-64
+	MOVQ a+0(FP), SI
+	MOVQ b+8(FP), DX
+	MOVQ rows+16(FP), R9
+	MOVQ stride+24(FP), R10
+	MOVQ ids+32(FP), R11
+	MOVQ count+40(FP), R12
+	MOVQ n+48(FP), R13
+	MOVQ out+56(FP), R14
+	TESTQ R12, R12
+	JZ    bend
+
+bnext:
+	// prefetch the rows of the node 4 ahead, if any
+	CMPQ  R12, $4
+	JBE   bnopf
+	MOVL  32(R11), AX
+	IMULQ R10, AX
+	LEAQ  (R9)(AX*1), BX
+	MOVQ  R10, CX
+bpf:
+	PREFETCHT0 (BX)
+	ADDQ  $64, BX
+	SUBQ  $64, CX
+	JA    bpf
+bnopf:
+	MOVL  (R11), AX
+	IMULQ R10, AX
+	LEAQ  (R9)(AX*1), DI
+	LEAQ  (DI)(R13*1), R8
+	XORQ  CX, CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+
+bloop:
+	VMOVDQU64 (DI)(CX*1), Z4
+	VMOVDQU64 (SI)(CX*1), Z5
+	VMOVDQU64 (DX)(CX*1), Z6
+	VPDPBUSD  Z4, Z5, Z0
+	VPDPBUSD  (R8)(CX*1), Z5, Z1
+	VPDPBUSD  Z4, Z6, Z2
+	ADDQ      $64, CX
+	CMPQ      CX, R13
+	JB        bloop
+
+	VPADDD        Z2, Z1, Z1
+	VEXTRACTI64X4 $1, Z0, Y3
+	VPADDD        Y3, Y0, Y0
+	VEXTRACTI64X4 $1, Z1, Y4
+	VPADDD        Y4, Y1, Y1
+	VEXTRACTI128  $1, Y0, X3
+	VPADDD        X3, X0, X0
+	VEXTRACTI128  $1, Y1, X4
+	VPADDD        X4, X1, X1
+	VPSHUFD       $0x4E, X0, X3
+	VPADDD        X3, X0, X0
+	VPSHUFD       $0x4E, X1, X4
+	VPADDD        X4, X1, X1
+	VPSHUFD       $0xB1, X0, X3
+	VPADDD        X3, X0, X0
+	VPSHUFD       $0xB1, X1, X4
+	VPADDD        X4, X1, X1
+	VMOVD         X0, AX
+	VMOVD         X1, BX
+	MOVL          AX, (R14)
+	MOVL          BX, 4(R14)
+	ADDQ          $8, R14
+	ADDQ          $8, R11
+	DECQ          R12
+	JNZ           bnext
+
+bend:
+	VZEROUPPER
+	RET

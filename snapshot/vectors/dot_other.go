@@ -12,3 +12,18 @@ func dotCodes8(x, y []byte) int32 { return dotCodes8Go(x, y) }
 
 // prefetchLines is a no-op where there is no assembly for it.
 func prefetchLines(*byte, int) {}
+
+// useAVX2 and useVNNI are false where there is no assembly for them.
+const useAVX2, useVNNI = false, false
+
+// buildDots returns the sums cc and cross of the build distance
+// (buildcodes.go) of query q and the node with codes c and r.
+func buildDots(q *buildQuery, c, r []byte, _, _ int32) (cc, cross int32) {
+	return dotBuildGo(q.qc, q.qr, c, r)
+}
+
+// pairCodes returns the dot product of the int8 codes x and y of two nodes.
+func pairCodes(_, x, y []byte, _ int32) int32 { return dotCodes8(x, y) }
+
+// buildDotsBatch has no batch kernel here: the caller computes one by one.
+func buildDotsBatch(*buildQuery, *buildCodes, []candidate, []int32) bool { return false }

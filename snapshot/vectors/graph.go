@@ -103,6 +103,9 @@ type Graph struct {
 	rng                 *rand.Rand
 	mapped              []byte
 	states              sync.Pool // *searchState
+	// build is the codes' copy of a running Build (buildcodes.go), nil
+	// otherwise.
+	build *buildCodes
 	// Only while Build runs with several workers: one lock per node, and
 	// one for the entry node and top level.
 	locks   []sync.Mutex
@@ -145,6 +148,11 @@ func Build(ctx context.Context, vecs *File, p Params, workers int, progress func
 	if workers > 1 && n > 1 {
 		g.locks = make([]sync.Mutex, n)
 	}
+	g.build = newBuildCodes(vecs)
+	defer func() {
+		g.build.release()
+		g.build = nil
+	}()
 	var (
 		next     atomic.Int64
 		done     atomic.Int64
@@ -213,8 +221,13 @@ func (g *Graph) code(i uint32) []byte {
 	return g.codes[b : b+g.codeLen : b+g.codeLen]
 }
 
-// pairDist is the distance between nodes i and j, from their codes.
+// pairDist is the distance between nodes i and j, from their int8 codes.
 func (g *Graph) pairDist(i, j uint32) float32 {
+	if bc := g.build; bc != nil {
+		ci, _ := bc.row(i)
+		cj, _ := bc.row(j)
+		return 1 - float32(pairCodes(bc.off(i), ci, cj, bc.sumC[j]))*g.scales[i]*g.scales[j]
+	}
 	return 1 - float32(dotCodes8(g.code(i), g.code(j)))*g.scales[i]*g.scales[j]
 }
 

@@ -29,3 +29,15 @@ func unmap(b []byte) error {
 	}
 	return syscall.Munmap(b)
 }
+
+// allocHuge maps size bytes of anonymous memory (rounded up to huge pages)
+// and asks for huge pages; nil if it cannot. unmap releases it.
+func allocHuge(size int) []byte {
+	size = (size + hugePage - 1) / hugePage * hugePage
+	b, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		return nil
+	}
+	adviseHuge(b)
+	return b
+}

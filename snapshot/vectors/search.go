@@ -36,7 +36,9 @@ type searchState struct {
 	qcodes []int16
 	qscale float32
 	vec    []float32 // scratch: a node's vector
-	fine   bool      // compare both planes of the nodes' codes
+	fine   bool      // compare both planes of the nodes' codes: a build
+	bq     buildQuery
+	sums   []int32 // scratch of buildDotsBatch
 	// computed counts the distances computed by searchLayer, for the
 	// benchmarks.
 	computed int
@@ -65,12 +67,16 @@ func (st *searchState) setQuery(g *Graph, q []float32) {
 }
 
 // setNode makes node i's vector the vector searched for, while a graph is
-// built: its codes of both planes, coded again as a query's, compared with
-// both planes of the other nodes' codes.
+// built: both planes of its codes, compared with both planes of the other
+// nodes' codes (buildcodes.go).
 func (st *searchState) setNode(g *Graph, i uint32) {
-	st.grow(g.codeLen)
-	st.vec = g.vecs.Vector(int(i), st.vec)
-	st.qscale = encodeQuery(st.qcodes, st.vec)
+	if bc := g.build; bc != nil {
+		c, r := bc.row(i)
+		st.bq.set(c, r, bc.cl, bc.off(i))
+	} else {
+		st.bq.set(g.vecs.code(int(i)), g.vecs.fineCode(int(i)), g.codeLen, nil)
+	}
+	st.qscale = g.scales[i]
 	st.fine = true
 }
 
@@ -84,7 +90,14 @@ func (st *searchState) grow(n int) {
 // dist returns the distance of node i from the vector searched for.
 func (g *Graph) dist(st *searchState, i uint32) float32 {
 	if st.fine {
-		return 1 - g.vecs.queryDot(int(i), st.qcodes)*st.qscale*g.scales[i]
+		var cc, cross int32
+		if bc := g.build; bc != nil {
+			c, r := bc.row(i)
+			cc, cross = buildDots(&st.bq, c, r, bc.sumC[i], bc.sumR[i])
+		} else {
+			cc, cross = buildDots(&st.bq, g.vecs.code(int(i)), g.vecs.fineCode(int(i)), 0, 0)
+		}
+		return 1 - (float32(cc)+float32(cross)*fineStep)*st.qscale*g.scales[i]
 	}
 	return 1 - float32(dotCodes(g.code(i), st.qcodes))*st.qscale*g.scales[i]
 }
@@ -93,7 +106,27 @@ func (g *Graph) dist(st *searchState, i uint32) float32 {
 // all their codes are started first, so that they overlap.
 func (g *Graph) distances(st *searchState, batch []candidate) {
 	lines := (g.codeLen + 63) / 64
+	if bc := g.build; bc != nil && st.fine {
+		if cap(st.sums) < 2*len(batch) {
+			st.sums = make([]int32, 2*cap(batch))
+		}
+		if buildDotsBatch(&st.bq, bc, batch, st.sums) {
+			for k := range batch {
+				cc, cross := st.sums[2*k], st.sums[2*k+1]
+				batch[k].dist = 1 - (float32(cc)+float32(cross)*fineStep)*st.qscale*g.scales[batch[k].id]
+			}
+			st.computed += len(batch)
+			return
+		}
+		for _, b := range batch {
+			prefetchLines(&bc.rows[int(b.id)*2*bc.cl], 2*bc.cl/64)
+		}
+		lines = 0
+	}
 	for _, b := range batch {
+		if lines == 0 {
+			break
+		}
 		prefetchLines(&g.codes[int(b.id)*g.codeStride], lines)
 		if st.fine {
 			prefetchLines(&g.vecs.fine[int(b.id)*g.codeLen], lines)

@@ -1,0 +1,145 @@
+package vectors
+
+// A graph being built compares nodes on their codes many millions of times
+// (a node inserted among 40,000 is compared with about 2,000 others), at
+// random across the whole file: the cost is the loads and the kernel, not
+// the arithmetic. So a build keeps its own copy of the codes (buildCodes),
+// laid out for it: each node's int8 and residual codes side by side, in
+// memory the kernel backs with huge pages where it can (a file's map uses
+// 4 KiB pages, and two planes apart touch two of them per comparison), each
+// plane padded to 64 bytes for the AVX-512 kernels.
+//
+// The distance of a build is exact integer arithmetic on the codes, so that
+// every kernel (portable, AVX2, AVX-512 VNNI) gives the same graph: for
+// nodes i and j with int8 codes c, residual codes r and scales s,
+//
+//	dot(i, j) = s_i * s_j * (cc + cross/256), cc = sum c_i*c_j, cross = sum c_i*r_j + r_i*c_j
+//
+// which is the dot product of the two vectors as the file holds them, but
+// for the product of the residuals (below 1/65536 of a code step squared
+// per dimension). The neighbour heuristic compares two nodes on cc alone.
+// VPDPBUSD multiplies unsigned by signed bytes: the node searched for is
+// given as its codes plus 128 (offset planes), and 128 times the sums of
+// the other node's codes (kept per node) are taken off afterwards.
+
+// buildCodes is a build's copy of its vector file's codes.
+type buildCodes struct {
+	cl     int     // bytes of a plane: the file's code length rounded up to 64
+	rows   []byte  // per node 2*cl: int8 codes, then residual codes
+	offs   []byte  // per node cl: int8 codes plus 128 (padding 128)
+	sumC   []int32 // per node: the sum of its int8 codes
+	sumR   []int32 // per node: the sum of its residual codes
+	mapped []byte  // anonymous map holding rows and offs, nil on the heap
+}
+
+// hugePage is the size of a transparent huge page on amd64 and arm64.
+const hugePage = 2 << 20
+
+func newBuildCodes(f *File) *buildCodes {
+	cl := (f.codeLen + 63) / 64 * 64
+	n := f.count
+	bc := &buildCodes{cl: cl, sumC: make([]int32, n), sumR: make([]int32, n)}
+	size := n * 3 * cl
+	if size == 0 {
+		return bc
+	}
+	mem := allocHuge(size)
+	if mem == nil {
+		mem = make([]byte, size)
+	} else {
+		bc.mapped = mem
+	}
+	bc.rows, bc.offs = mem[:n*2*cl:n*2*cl], mem[n*2*cl:size:size]
+	for i := range n {
+		c, r := f.code(i), f.fineCode(i)
+		copy(bc.rows[2*i*cl:], c)
+		copy(bc.rows[(2*i+1)*cl:], r)
+		o := bc.offs[i*cl : (i+1)*cl]
+		var sc, sr int32
+		for j, x := range c {
+			sc += int32(int8(x))
+			sr += int32(int8(r[j]))
+			o[j] = x + 128
+		}
+		for j := len(c); j < cl; j++ {
+			o[j] = 128
+		}
+		bc.sumC[i], bc.sumR[i] = sc, sr
+	}
+	return bc
+}
+
+func (bc *buildCodes) release() {
+	if bc.mapped != nil {
+		unmap(bc.mapped)
+	}
+	bc.rows, bc.offs, bc.mapped = nil, nil, nil
+}
+
+// row returns node i's int8 and residual codes.
+func (bc *buildCodes) row(i uint32) (c, r []byte) {
+	b := int(i) * 2 * bc.cl
+	return bc.rows[b : b+bc.cl : b+bc.cl], bc.rows[b+bc.cl : b+2*bc.cl : b+2*bc.cl]
+}
+
+// off returns node i's offset int8 codes.
+func (bc *buildCodes) off(i uint32) []byte {
+	b := int(i) * bc.cl
+	return bc.offs[b : b+bc.cl : b+bc.cl]
+}
+
+// buildQuery is the node being inserted, in the forms the kernels take.
+type buildQuery struct {
+	qc, qr []int16 // int8 and residual codes widened (portable and AVX2 kernels)
+	a, b   []byte  // codes plus 128 (VNNI), only with a buildCodes copy
+}
+
+// set makes the node with codes c and r (n bytes each, zero padded) the
+// query; with off (its offset codes) the VNNI planes too.
+func (q *buildQuery) set(c, r []byte, n int, off []byte) {
+	q.qc, q.qr = grow16(q.qc, n), grow16(q.qr, n)
+	clear(q.qc)
+	clear(q.qr)
+	for i, x := range c {
+		q.qc[i], q.qr[i] = int16(int8(x)), int16(int8(r[i]))
+	}
+	q.a, q.b = q.a[:0], q.b[:0]
+	if off != nil {
+		q.a = append(q.a, off...)
+		q.b = append(q.b, off...)
+		for i := range q.b {
+			q.b[i] = 128
+		}
+		for i, x := range r {
+			q.b[i] = x + 128
+		}
+	}
+}
+
+func grow16(s []int16, n int) []int16 {
+	if cap(s) < n {
+		return make([]int16, n)
+	}
+	return s[:n]
+}
+
+// dotBuildGo is the portable kernel of the build distance: cc and cross
+// over the length of c.
+func dotBuildGo(qc, qr []int16, c, r []byte) (cc, cross int32) {
+	qc, qr, r = qc[:len(c)], qr[:len(c)], r[:len(c)]
+	var c0, c1, x0, x1 int32
+	i := 0
+	for ; i+2 <= len(c); i += 2 {
+		cj0, cj1 := int32(int8(c[i])), int32(int8(c[i+1]))
+		c0 += int32(qc[i]) * cj0
+		c1 += int32(qc[i+1]) * cj1
+		x0 += int32(qc[i])*int32(int8(r[i])) + int32(qr[i])*cj0
+		x1 += int32(qc[i+1])*int32(int8(r[i+1])) + int32(qr[i+1])*cj1
+	}
+	for ; i < len(c); i++ {
+		cj := int32(int8(c[i]))
+		c0 += int32(qc[i]) * cj
+		x0 += int32(qc[i])*int32(int8(r[i])) + int32(qr[i])*cj
+	}
+	return c0 + c1, x0 + x1
+}
