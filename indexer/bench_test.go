@@ -111,16 +111,20 @@ func BenchmarkReadVault(b *testing.B) {
 }
 
 // BenchmarkDefaultStagesFull indexes the 10,000-note vault from scratch with
-// the stages vaultgraph index runs by default (builtin vectors, BM25, the
-// graph database), concurrently as index -q runs them: the README's full
+// the stages vaultgraph index runs by default (the builtin embedder's static
+// word vectors, BM25, the graph database), concurrently as index -q runs them: the README's full
 // index figure, for profiling.
 //
 //	go test ./indexer -run '^$' -bench DefaultStagesFull -benchtime 2x -cpuprofile /tmp/full.prof
 func BenchmarkDefaultStagesFull(b *testing.B) {
 	vault := mustBenchVault(b)
+	e, err := embed.NewStatic()
+	if err != nil {
+		b.Fatal(err)
+	}
 	for b.Loop() {
 		opts := Options{Vault: vault, Data: b.TempDir(),
-			Stages: []Stage{&EmbedStage{Embedder: embed.NewBuiltin()}, BM25Stage{}, GraphStage{BufferPoolSize: 512 << 20}}}
+			Stages: []Stage{&EmbedStage{Embedder: e}, BM25Stage{}, GraphStage{BufferPoolSize: 512 << 20}}}
 		if _, err := Run(context.Background(), opts); err != nil {
 			b.Fatal(err)
 		}
