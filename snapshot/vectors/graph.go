@@ -138,6 +138,9 @@ func Build(ctx context.Context, vecs *File, p Params, workers int, progress func
 	if err := p.check(); err != nil {
 		return nil, err
 	}
+	if vecs.Len() >= expanded {
+		return nil, fmt.Errorf("build graph: %d rows, more than a graph holds (%d)", vecs.Len(), expanded-1)
+	}
 	g := newGraph(vecs, p)
 	n := vecs.Len()
 	levels := make([]int, n)
@@ -397,10 +400,23 @@ func (g *Graph) selectNeighbors(cands []candidate, m int, buf *[]candidate) []ca
 			break
 		}
 		good := true
-		for _, r := range out {
-			if g.pairDist(c.id, r.id) < c.dist {
-				good = false
-				break
+		if bc := g.build; bc != nil {
+			// pairDist, with c's codes looked up once
+			ci, _ := bc.row(c.id)
+			a, sc := bc.off(c.id), g.scales[c.id]
+			for _, r := range out {
+				cr, _ := bc.row(r.id)
+				if 1-float32(pairCodes(a, ci, cr, bc.sumC[r.id]))*sc*g.scales[r.id] < c.dist {
+					good = false
+					break
+				}
+			}
+		} else {
+			for _, r := range out {
+				if g.pairDist(c.id, r.id) < c.dist {
+					good = false
+					break
+				}
 			}
 		}
 		if good {

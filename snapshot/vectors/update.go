@@ -48,6 +48,9 @@ func UpdateCost(remap []int, next *File) float64 {
 // comes from Remap(parent's file, next). The parent graph is only read.
 // Its parameters are kept; ctx is checked every few hundred insertions.
 func Update(ctx context.Context, parent *Graph, remap []int, next *File, progress func(done int)) (*Graph, error) {
+	if next.Len() >= expanded {
+		return nil, fmt.Errorf("update graph: %d rows, more than a graph holds (%d)", next.Len(), expanded-1)
+	}
 	if len(remap) != len(parent.levels) {
 		return nil, fmt.Errorf("update graph: remap of %d rows for a graph of %d", len(remap), len(parent.levels))
 	}
