@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/vaultgraph/vaultgraph/format"
@@ -77,15 +78,18 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The parent's rows are read while the vault is, on the other core;
-	// a run that finds the vault unchanged stops the reading.
-	prev, stopReuse := readReusable(ctx, parent, opts)
-	defer stopReuse()
-
 	files, walkWarnings, err := walkVault(vault, ignore, opts.MaxNoteBytes)
 	if err != nil {
 		return nil, err
 	}
+	// When the walk already sees a change, the parent's rows are read
+	// while the vault is, on the other core. Otherwise the run is likely
+	// to find nothing changed, and reads them only if it must.
+	prev, stopReuse := lazyReusable(parent, opts)
+	if statsChanged(parent, files) {
+		prev, stopReuse = readReusable(ctx, parent, opts)
+	}
+	defer stopReuse()
 	read, err := readAll(ctx, files, opts.Workers, opts.MaxNoteBytes)
 	if err != nil {
 		return nil, err
@@ -165,6 +169,35 @@ func readReusable(ctx context.Context, parent *snapshot.Snapshot, opts Options) 
 		<-done
 	}
 	return prev, stop
+}
+
+// lazyReusable is readReusable reading only when prev is called.
+func lazyReusable(parent *snapshot.Snapshot, opts Options) (prev func() *reuse, stop func()) {
+	var r *reuse
+	var once sync.Once
+	return func() *reuse {
+		once.Do(func() { r = reusable(context.Background(), parent, opts) })
+		return r
+	}, func() {}
+}
+
+// statsChanged reports whether the walk found a note that the parent does
+// not record with the same size and modification time, or not every note
+// it records: a change that reading the notes will confirm.
+func statsChanged(parent *snapshot.Snapshot, files []vaultFile) bool {
+	if parent == nil {
+		return false // nothing to reuse
+	}
+	if len(files) != len(parent.Manifest.Notes) {
+		return true
+	}
+	for _, f := range files {
+		sig, ok := parent.Manifest.Notes[f.Path]
+		if !ok || sig.Size != f.Size || !sig.Modified.Equal(f.Modified) {
+			return true
+		}
+	}
+	return false
 }
 
 // manyNotes is the parent's note count above which a run that finds no
