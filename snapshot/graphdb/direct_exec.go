@@ -20,20 +20,25 @@ type directRow struct {
 // answers instead, where the engine's result is not certain to be the
 // same: a sort key that is null.
 func (g *directGraph) answer(p *directPlan, tr *cypher.Translation, c *converter, maxRows int) (*Result, bool) {
-	rows, ok := g.rows(p, c)
+	rows, tie, ok := g.rows(p, c)
 	if !ok {
 		return nil, false
 	}
-	if p.skip > 0 {
-		rows = rows[min(int(p.skip), len(rows)):]
-	}
-	if p.limit >= 0 && int64(len(rows)) > p.limit {
-		rows = rows[:p.limit]
+	start, end := min(int(p.skip), len(rows)), len(rows)
+	if p.limit >= 0 {
+		end = min(start+int(p.limit), end)
 	}
 	res := &Result{Rows: [][]any{}, MaxRows: maxRows, Translated: tr.Query, Direct: true}
-	if len(rows) > maxRows {
-		rows, res.Truncated = rows[:maxRows], true
+	if end-start > maxRows {
+		end, res.Truncated = start+maxRows, true
 	}
+	// Which rows SKIP, LIMIT or the row cap keep is the engine's choice
+	// where the order does not fix it: the copy answers only when it is
+	// fixed (or the rows it could choose between are equal).
+	if ambiguousCut(rows, tie, start) || ambiguousCut(rows, tie, end) {
+		return nil, false
+	}
+	rows = rows[start:end]
 	types := make([][]string, len(tr.Columns))
 	for _, r := range rows {
 		for i := range r {
@@ -58,8 +63,35 @@ func (g *directGraph) answer(p *directPlan, tr *cypher.Translation, c *converter
 	return res, true
 }
 
-// rows projects, groups, deduplicates and sorts the matches.
-func (g *directGraph) rows(p *directPlan, c *converter) ([][]any, bool) {
+// ambiguousCut reports whether cutting rows before index b could keep other
+// rows in another engine's order: b falls inside a run of rows that tie
+// (tie nil: every row ties) and the run's rows are not all equal.
+func ambiguousCut(rows [][]any, tie func(i, j int) bool, b int) bool {
+	if b <= 0 || b >= len(rows) {
+		return false
+	}
+	ties := func(i, j int) bool { return tie == nil || tie(i, j) }
+	if !ties(b-1, b) {
+		return false
+	}
+	lo, hi := b-1, b+1
+	for lo > 0 && ties(lo-1, b) {
+		lo--
+	}
+	for hi < len(rows) && ties(hi, b) {
+		hi++
+	}
+	for i := lo + 1; i < hi; i++ {
+		if !slices.Equal(rows[i], rows[lo]) {
+			return true
+		}
+	}
+	return false
+}
+
+// rows projects, groups, deduplicates and sorts the matches. tie tells
+// whether two of the rows are equal in the sort (nil without ORDER BY).
+func (g *directGraph) rows(p *directPlan, c *converter) ([][]any, func(i, j int) bool, bool) {
 	value := func(it directItem, m directRow) any {
 		switch it.kind {
 		case itemCol:
@@ -76,6 +108,7 @@ func (g *directGraph) rows(p *directPlan, c *converter) ([][]any, bool) {
 		keys []any
 	}
 	var out []sorted
+	var tie func(i, j int) bool
 	groups := map[string]int{}
 	width := len(p.items)
 	buf := make([]any, width)
@@ -122,14 +155,14 @@ func (g *directGraph) rows(p *directPlan, c *converter) ([][]any, bool) {
 		for _, s := range out {
 			for _, o := range p.order {
 				if o.col >= 0 && s.row[o.col] == nil {
-					return nil, false
+					return nil, nil, false
 				}
 			}
 			if slices.Contains(s.keys, nil) {
-				return nil, false
+				return nil, nil, false
 			}
 		}
-		slices.SortStableFunc(out, func(a, b sorted) int {
+		cmp := func(a, b sorted) int {
 			extra := 0
 			for _, o := range p.order {
 				var x, y any
@@ -148,13 +181,15 @@ func (g *directGraph) rows(p *directPlan, c *converter) ([][]any, bool) {
 				}
 			}
 			return 0
-		})
+		}
+		slices.SortStableFunc(out, cmp)
+		tie = func(i, j int) bool { return cmp(out[i], out[j]) == 0 }
 	}
 	rows := make([][]any, len(out))
 	for i, s := range out {
 		rows[i] = s.row
 	}
-	return rows, true
+	return rows, tie, true
 }
 
 // counted answers the counts that need no walk: notes by label (MATCH (n)
@@ -303,7 +338,7 @@ func (g *directGraph) matches(p *directPlan, yield func(directRow)) {
 // allows, or nil when it has none.
 func (g *directGraph) lookup(p *directPlan, n int) []int32 {
 	for _, e := range p.eqs {
-		if e.node != n {
+		if e.node != n || e.op != "=" {
 			continue
 		}
 		s, _ := e.value.(string)
@@ -359,7 +394,31 @@ func (g *directGraph) candidates(p *directPlan, n int, yield func(int32)) {
 // passes tests node n's predicates on note i.
 func (g *directGraph) passes(p *directPlan, n int, i int32) bool {
 	for _, e := range p.eqs {
-		if e.node == n && g.cols[e.col][i] != e.value {
+		if e.node != n {
+			continue
+		}
+		v := g.cols[e.col][i]
+		if e.op == "=" {
+			if v != e.value {
+				return false
+			}
+			continue
+		}
+		// A null column makes the test null, which fails it.
+		s, ok := v.(string)
+		if !ok {
+			return false
+		}
+		sub := e.value.(string)
+		switch e.op {
+		case "STARTS WITH":
+			ok = strings.HasPrefix(s, sub)
+		case "ENDS WITH":
+			ok = strings.HasSuffix(s, sub)
+		case "CONTAINS":
+			ok = strings.Contains(s, sub)
+		}
+		if !ok {
 			return false
 		}
 	}
