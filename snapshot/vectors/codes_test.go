@@ -127,3 +127,34 @@ func TestEncodeZeroVector(t *testing.T) {
 		t.Errorf("zero query: scale %g", s)
 	}
 }
+
+// TestPackFine packs every residual a file holds in every position of a
+// group of four and unpacks it unchanged; a residual of a layout-2 file
+// (any byte) is rounded to the nearest one a file holds.
+func TestPackFine(t *testing.T) {
+	fine := make([]byte, 8)
+	packed := make([]byte, packedFineLen(len(fine)))
+	back := make([]byte, len(fine))
+	for r := -fineMax - 1; r <= fineMax; r++ {
+		for pos := range fine {
+			clear(fine)
+			fine[pos] = byte(int8(r * fineUnit))
+			fine[(pos+3)%len(fine)] = byte(int8(-r * fineUnit / 2 * 2))
+			packFine(packed, fine)
+			unpackFine(back, packed)
+			if string(back) != string(fine) {
+				t.Fatalf("residual %d at %d: %v packed and unpacked as %v", r, pos, fine, back)
+			}
+		}
+	}
+	for b := -128; b <= 127; b++ {
+		got := int(fineRound(int8(b)))
+		want := max(-fineMax-1, min(fineMax, int(math.Round(float64(b)/fineUnit)))) * fineUnit
+		if b%fineUnit == fineUnit/2 || -b%fineUnit == fineUnit/2 {
+			want = max(-fineMax-1, min(fineMax, int(math.Floor(float64(b)/fineUnit+0.5)))) * fineUnit
+		}
+		if got != want {
+			t.Errorf("fineRound(%d) = %d, want %d", b, got, want)
+		}
+	}
+}

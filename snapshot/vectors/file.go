@@ -49,7 +49,8 @@ func (h Hash) String() string { return hex.EncodeToString(h[:]) }
 
 // File is a vector file opened for reading: rows of codes, each with its
 // scale, keyed by sorted text hashes (codes.go). It is used in place from
-// its memory map.
+// its memory map, but for the residual plane, which is unpacked onto the
+// heap (a byte per component) when it opens.
 type File struct {
 	dims        int
 	count       int
@@ -58,7 +59,7 @@ type File struct {
 	hashes      []byte    // count*32
 	scales      []float32 // count
 	codes       []byte    // count*codeLen: the int8 codes
-	fine        []byte    // count*codeLen: the residual codes, in 1/256 steps
+	fine        []byte    // count*codeLen: the residual codes, in 1/256 steps (unpacked, codes.go)
 	mapped      []byte    // the memory map to release, nil when not mapped
 }
 
@@ -96,8 +97,9 @@ func DecodeFile(b []byte) (*File, error) {
 	if string(b[:8]) != fileMagic {
 		return nil, fmt.Errorf("%w: bad magic", ErrCorrupt)
 	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v != fileVersion {
-		return nil, fmt.Errorf("%w: layout version %d, this build reads %d", ErrCorrupt, v, fileVersion)
+	version := binary.LittleEndian.Uint32(b[8:])
+	if version != fileVersion && version != byteFineLayout {
+		return nil, fmt.Errorf("%w: layout version %d, this build reads %d and %d", ErrCorrupt, version, byteFineLayout, fileVersion)
 	}
 	dims := uint64(binary.LittleEndian.Uint32(b[12:]))
 	count := binary.LittleEndian.Uint64(b[16:])
@@ -113,7 +115,11 @@ func DecodeFile(b []byte) (*File, error) {
 		return nil, fmt.Errorf("%w: %d rows cannot fit in %d bytes", ErrCorrupt, count, len(b))
 	}
 	scalesOff, codesOff := fileSections(int(count))
-	want := uint64(codesOff) + 2*count*cl
+	fineLen := uint64(packedFineLen(int(cl)))
+	if version == byteFineLayout {
+		fineLen = cl
+	}
+	want := uint64(codesOff) + count*(cl+fineLen)
 	if uint64(len(b)) != want {
 		return nil, fmt.Errorf("%w: %d bytes, the header implies %d", ErrCorrupt, len(b), want)
 	}
@@ -133,8 +139,19 @@ func DecodeFile(b []byte) (*File, error) {
 	}
 	vf.codes = b[codesOff : codesOff+int(count*cl)]
 	vf.fine = b[codesOff+int(count*cl):]
+	if version != byteFineLayout {
+		// The kernels read a byte per residual: unpack them once.
+		packed := vf.fine
+		vf.fine = make([]byte, count*cl)
+		unpackFine(vf.fine, packed)
+	}
 	return vf, nil
 }
+
+// byteFineLayout is the vector file layout before format.VectorFileLayout
+// 3, whose residuals are a byte each, in 1/256 steps: the layout the File
+// holds in memory, so its planes are used in place. Readers still read it.
+const byteFineLayout = 2
 
 // fileSections returns the offsets of the scales and of the codes (the
 // int8 plane, then the residual plane) in a file of count rows.
@@ -179,7 +196,7 @@ func (f *File) queryDot(i int, q []int16) float32 {
 }
 
 // Vector returns row i decoded into dst (grown to Dims when shorter):
-// v_j = scale * (code_j + residual_j/256), within 1/256 of a scale step of
+// v_j = scale * (code_j + residual_j/256), within 1/128 of a scale step of
 // the vector that was written.
 func (f *File) Vector(i int, dst []float32) []float32 {
 	if cap(dst) < f.dims {
@@ -194,7 +211,7 @@ func (f *File) Vector(i int, dst []float32) []float32 {
 }
 
 // Similarity returns the dot product of q with row i: the cosine
-// similarity of a unit q with the row's vector, within about 1e-5; 0 when
+// similarity of a unit q with the row's vector, within about 1e-4; 0 when
 // q is not Dims long.
 func (f *File) Similarity(q []float32, i int) float32 {
 	if len(q) != f.dims {
@@ -315,6 +332,8 @@ func WriteCodes(path string, fingerprint Hash, dims int, hashes []Hash, row func
 	writeF32s(w, scales)
 	w.Write(make([]byte, codesOff-scalesOff-4*len(hashes)))
 	w.Write(codes)
-	w.Write(fine)
+	packed := make([]byte, packedFineLen(len(fine)))
+	packFine(packed, fine)
+	w.Write(packed)
 	return w.Flush()
 }
