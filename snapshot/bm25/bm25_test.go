@@ -101,32 +101,42 @@ func TestCorruptFiles(t *testing.T) {
 		return func(b []byte) []byte { le.PutUint32(b[off:], v); return b }
 	}
 	tests := map[string]func([]byte) []byte{
-		"empty":              func([]byte) []byte { return nil },
-		"bad magic":          func(b []byte) []byte { b[0] = 'X'; return b },
-		"layout version":     set32(8, 3),
-		"layout 1":           set32(8, 1),
-		"no terms section":   set32(48, 0),
-		"term section short": func(b []byte) []byte { le.PutUint32(b[48:], le.Uint32(b[48:])-1); return b },
-		"term section long":  func(b []byte) []byte { le.PutUint32(b[48:], le.Uint32(b[48:])+1); return b },
-		"first term shares a prefix": func(b []byte) []byte {
-			b[headerSize+4*int(le.Uint32(b[16:]))] = 1
-			return b
+		"empty":          func([]byte) []byte { return nil },
+		"bad magic":      func(b []byte) []byte { b[0] = 'X'; return b },
+		"layout version": set32(8, format.BM25Version+1),
+		"layout 1":       set32(8, 1),
+		"layout 2, not compressed": func(b []byte) []byte {
+			body := sections(t, b)
+			le.PutUint32(b[8:], 2)
+			return append(b[:headerSize], body...)
 		},
-		"term longer than any": func(b []byte) []byte {
-			b[headerSize+4*int(le.Uint32(b[16:]))+1] = 49
-			return b
-		},
-		"tokenizer version": set32(12, 99),
-		"truncated":         func(b []byte) []byte { return b[:len(b)-3] },
-		"extra byte":        func(b []byte) []byte { return append(b, 0) },
-		"huge doc count":    set32(16, 1<<31),
-		"huge term count":   set32(20, 1<<31),
-		"postings count":    func(b []byte) []byte { le.PutUint64(b[24:], 1); return b },
-		"total terms":       func(b []byte) []byte { le.PutUint64(b[32:], 3); return b },
-		"k1 NaN":            set32(40, 0x7fc00000),
-		"blob length":       set32(48, 1<<30),
-		"doc length zero":   set32(headerSize, 0),
-		"flipped posting":   func(b []byte) []byte { b[len(b)-2] ^= 0xff; return b },
+		"no terms section":           set32(48, 0),
+		"term section short":         func(b []byte) []byte { le.PutUint32(b[48:], le.Uint32(b[48:])-1); return b },
+		"term section long":          func(b []byte) []byte { le.PutUint32(b[48:], le.Uint32(b[48:])+1); return b },
+		"sections shorter than said": func(b []byte) []byte { le.PutUint64(b[88:], le.Uint64(b[88:])+1); return b },
+		"sections longer than said":  func(b []byte) []byte { le.PutUint64(b[88:], le.Uint64(b[88:])-1); return b },
+		"sections of any size":       func(b []byte) []byte { le.PutUint64(b[88:], 1<<62); return b },
+		"not zstd":                   func(b []byte) []byte { b[headerSize] ^= 0xff; return b },
+		"first term shares a prefix": withSections(t, func(hdr, body []byte) []byte {
+			body[4*le.Uint32(hdr[16:])] = 1 // after the documents' lengths
+			return body
+		}),
+		"term longer than any": withSections(t, func(hdr, body []byte) []byte {
+			body[4*le.Uint32(hdr[16:])+1] = 49
+			return body
+		}),
+		"tokenizer version":  set32(12, 99),
+		"truncated":          func(b []byte) []byte { return b[:len(b)-3] },
+		"extra byte":         func(b []byte) []byte { return append(b, 0) },
+		"huge doc count":     set32(16, 1<<31),
+		"huge term count":    set32(20, 1<<31),
+		"postings count":     func(b []byte) []byte { le.PutUint64(b[24:], 1); return b },
+		"total terms":        func(b []byte) []byte { le.PutUint64(b[32:], 3); return b },
+		"k1 NaN":             set32(40, 0x7fc00000),
+		"blob length":        set32(48, 1<<30),
+		"doc length zero":    withSections(t, func(_, body []byte) []byte { le.PutUint32(body, 0); return body }),
+		"flipped posting":    withSections(t, func(_, body []byte) []byte { body[len(body)-2] ^= 0xff; return body }),
+		"extra section byte": withSections(t, func(_, body []byte) []byte { return append(body, 0) }),
 	}
 	for name, mutate := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -135,6 +145,25 @@ func TestCorruptFiles(t *testing.T) {
 				t.Fatalf("err = %v, want ErrCorrupt", err)
 			}
 		})
+	}
+}
+
+// sections returns the decompressed sections of a file.
+func sections(t testing.TB, b []byte) []byte {
+	body, err := bodyDecoder.DecodeAll(b[headerSize:], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// withSections damages a file's sections (given the header) and
+// compresses them again, with their new length in the header.
+func withSections(t testing.TB, damage func(hdr, body []byte) []byte) func([]byte) []byte {
+	return func(b []byte) []byte {
+		body := damage(b[:headerSize], sections(t, b))
+		binary.LittleEndian.PutUint64(b[88:], uint64(len(body)))
+		return append(b[:headerSize], bodyEncoder.EncodeAll(body, nil)...)
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/vaultgraph/vaultgraph/format"
 )
 
@@ -52,12 +54,19 @@ func Open(path string) (*Index, error) {
 	return ix, nil
 }
 
+// maxBody bounds the sections' size after decompression, so that a
+// damaged header or a crafted file cannot make Decode take all memory.
+const maxBody = 1 << 34
+
+// bodyDecoder decompresses the sections after the header. Its DecodeAll
+// is safe for concurrent use.
+var bodyDecoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(maxBody))
+
 func corrupt(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...)
 }
 
-// Decode checks and decodes an index file held in data, which the Index
-// keeps referring to. Any inconsistency (sizes, offsets, term order,
+// Decode checks and decodes an index file held in data. Any inconsistency (sizes, offsets, term order,
 // postings) is an error wrapping ErrCorrupt; a file of another layout or
 // tokenizer version is refused too, since its terms would not match the
 // queries'.
@@ -86,14 +95,20 @@ func Decode(data []byte) (*Index, error) {
 	}
 	copy(ix.digest[:], data[digestStart:digestStart+32])
 	termsLen := uint64(le.Uint32(data[48:]))
+	bodyLen := le.Uint64(data[88:])
+	if bodyLen > maxBody {
+		return nil, corrupt("%d bytes of sections", bodyLen)
+	}
+	p, err := bodyDecoder.DecodeAll(data[headerSize:], make([]byte, 0, min(bodyLen, 8*uint64(len(data)))))
+	if err != nil || uint64(len(p)) != bodyLen {
+		return nil, corrupt("the sections do not decompress to the %d bytes the header says (%d: %v)", bodyLen, len(p), err)
+	}
 	// Section sizes in uint64, so that no count can overflow them. A term
 	// takes at least 4 bytes of its section (prefix, length, a byte of its
 	// own, frequency), which bounds what the counts make Decode allocate.
-	rest := uint64(len(data) - headerSize)
-	if 4*uint64(ix.docs)+termsLen > rest || 4*uint64(ix.terms) > termsLen {
-		return nil, corrupt("file is %d bytes, its sections need more", len(data))
+	if 4*uint64(ix.docs)+termsLen > bodyLen || 4*uint64(ix.terms) > termsLen {
+		return nil, corrupt("%d bytes of sections, their counts need more", bodyLen)
 	}
-	p := data[headerSize:]
 	ix.lengths = u32s(p[:4*ix.docs])
 	if err := ix.decodeTerms(p[4*ix.docs : 4*uint64(ix.docs)+termsLen]); err != nil {
 		return nil, err

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/vaultgraph/vaultgraph/format"
 )
 
@@ -147,20 +149,24 @@ func (b *Builder) WriteFile(path string) (_ *format.BM25, err error) {
 	le.PutUint32(hdr[44:], math.Float32bits(DefaultB))
 	le.PutUint32(hdr[48:], uint32(len(terms)))
 	copy(hdr[digestStart:], b.digest.Sum(nil))
-	w.Write(hdr[:])
-	var buf [8]byte
+	body := make([]byte, 0, 4*len(b.lengths)+len(terms)+len(postings))
 	for _, n := range b.lengths {
-		le.PutUint32(buf[:], n)
-		w.Write(buf[:4])
+		body = le.AppendUint32(body, n)
 	}
-	w.Write(terms)
-	w.Write(postings)
+	body = append(append(body, terms...), postings...)
+	le.PutUint64(hdr[88:], uint64(len(body)))
+	w.Write(hdr[:])
+	w.Write(bodyEncoder.EncodeAll(body, make([]byte, 0, len(body)/2)))
 	if err := w.Flush(); err != nil {
 		return nil, err
 	}
 	return &format.BM25{Version: format.BM25Version, Tokenizer: TokenizerVersion, File: filepath.Base(path),
 		Docs: len(b.lengths), Terms: len(order), Postings: npost, K1: DefaultK1, B: DefaultB}, nil
 }
+
+// bodyEncoder compresses the sections after the header. Its EncodeAll
+// is safe for concurrent use.
+var bodyEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
 
 // appendPosting appends one posting: uvarint(gap<<1 | 1 if tf > 1),
 // then uvarint(tf-2) when tf > 1. Most frequencies are 1 (83% of the
