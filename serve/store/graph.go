@@ -31,7 +31,7 @@ func GraphOpenerWith(opts graphdb.Options) GraphOpener {
 		if sn.Manifest.Graph == nil {
 			return nil, fmt.Errorf("Cypher queries are %w: snapshot %s was built without the graph stage; index the vault again with it", ErrUnavailable, sn.ID)
 		}
-		db, err := graphdb.Open(sn.Dir, opts)
+		db, err := graphdb.OpenSnapshot(sn, opts)
 		if errors.Is(err, graphdb.ErrNoGraph) {
 			return nil, fmt.Errorf("Cypher queries are %w: %w", ErrUnavailable, err)
 		}

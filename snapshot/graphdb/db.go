@@ -132,6 +132,13 @@ func Open(dir string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	return OpenSnapshot(snap, opts)
+}
+
+// OpenSnapshot is Open for a snapshot already opened (and checked as the
+// caller wants): a server swapping snapshots has read the manifest once.
+func OpenSnapshot(snap *snapshot.Snapshot, opts Options) (*DB, error) {
+	dir := snap.Dir
 	g := snap.Manifest.Graph
 	if g == nil {
 		return nil, fmt.Errorf("%w: %s was built without it; run vaultgraph index again", ErrNoGraph, snap.ID)

@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -169,13 +170,16 @@ func (r *Retriever) indexEdges() {
 	r.edgeType = make([]string, g.EdgeCount())
 	r.rowEdges = make([][]int32, r.edgeVecs.Len())
 	typed := map[int]bool{}
+	vs := r.snap.Manifest.Vectors
 	for e := range int32(g.EdgeCount()) {
 		ed := g.Edge(e)
 		r.edgeID[ed.ID] = e
 		r.edgeType[e] = strings.ToLower(ed.Type)
 		r.edgeRow[e] = -1
-		if h, ok := vectors.ParseHash(format.TextHash(ed.Sentence)); ok {
-			if row, ok := r.edgeVecs.Find(h); ok {
+		// An edge of a type without vectors (plain links) has none to
+		// find: hashing its sentence was most of opening a retriever.
+		if vs.EdgeEmbedded(ed.Type) {
+			if row, ok := r.edgeVecs.Find(vectors.Hash(sha256.Sum256([]byte(ed.Sentence)))); ok {
 				r.edgeRow[e] = int32(row)
 				r.rowEdges[row] = append(r.rowEdges[row], e)
 				if ed.Typed() && !typed[row] {
