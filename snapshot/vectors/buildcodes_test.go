@@ -97,3 +97,37 @@ func BenchmarkBuildKernels(b *testing.B) {
 	})
 	_ = s
 }
+
+// TestQueryBatchKernelAgrees compares the batch kernel of search walks,
+// where the CPU has it, with the portable kernel on random codes and
+// query codes as large as queries get.
+func TestQueryBatchKernelAgrees(t *testing.T) {
+	r := rand.New(rand.NewSource(8))
+	for _, n := range []int{32, 64, 96, 256, 384, 1024} {
+		rows := 50
+		codes := make([]byte, rows*n)
+		for i := range codes {
+			codes[i] = byte(int8(r.Intn(255) - 127))
+		}
+		q := make([]int16, n)
+		qmax := queryCodeMax(n)
+		for i := range q {
+			q[i] = int16(r.Intn(2*qmax+1) - qmax)
+		}
+		batch := []candidate{{id: 3}, {id: 0}, {id: 49}, {id: 17}, {id: 17}, {id: 25}, {id: 8}}
+		out := make([]int32, len(batch))
+		if !dotCodesBatch(q, codes, n, batch, out) {
+			if useVNNI {
+				t.Fatalf("n %d: no batch kernel with VNNI", n)
+			}
+			t.Logf("no batch kernel on this CPU")
+			return
+		}
+		for k, c := range batch {
+			want := dotCodesGo(codes[int(c.id)*n:(int(c.id)+1)*n], q)
+			if out[k] != want {
+				t.Fatalf("n %d, node %d: batch kernel %d, portable %d", n, c.id, out[k], want)
+			}
+		}
+	}
+}

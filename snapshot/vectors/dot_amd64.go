@@ -106,3 +106,19 @@ func buildDotsBatch(q *buildQuery, bc *buildCodes, batch []candidate, out []int3
 	}
 	return true
 }
+
+//go:noescape
+func dotCodesBatchVNNI(q *int16, codes *byte, stride int, ids *candidate, count, n int, out *int32)
+
+// dotCodesBatch sets out[k] to dotCodes of the query codes q and the int8
+// codes of node batch[k].id (codes stride bytes apart, len(q) of them), and
+// reports whether it could (VNNI only).
+func dotCodesBatch(q []int16, codes []byte, stride int, batch []candidate, out []int32) bool {
+	n := len(q)
+	if !useVNNI || n == 0 || n%32 != 0 || len(batch) == 0 {
+		return false
+	}
+	out = out[:len(batch)]
+	dotCodesBatchVNNI(&q[0], &codes[0], stride, &batch[0], len(batch), n, &out[0])
+	return true
+}

@@ -352,3 +352,82 @@ bloop:
 bend:
 	VZEROUPPER
 	RET
+
+// func dotCodesBatchVNNI(q *int16, codes *byte, stride int, ids *candidate, count, n int, out *int32)
+//
+// dotCodes of the int16 query codes q with each of count candidates, 8
+// bytes apart, whose first 4 bytes are the node: node ids[k]'s n int8
+// codes (n a positive multiple of 32) are at codes + ids[k]*stride. The
+// codes are sign-extended to int16 and multiplied in pairs into int32
+// lanes (VPDPWSSD, AVX-512 VNNI): exact, as dotCodesAVX2. out[k] receives
+// the sum. The codes of the candidate 4 ahead are prefetched.
+TEXT ·dotCodesBatchVNNI(SB), NOSPLIT, $0-56
+	MOVQ q+0(FP), SI
+	MOVQ codes+8(FP), R9
+	MOVQ stride+16(FP), R10
+	MOVQ ids+24(FP), R11
+	MOVQ count+32(FP), R12
+	MOVQ n+40(FP), R13
+	MOVQ out+48(FP), R14
+	TESTQ R12, R12
+	JZ    qend
+
+qnext:
+	CMPQ  R12, $4
+	JBE   qnopf
+	MOVL  32(R11), AX
+	IMULQ R10, AX
+	LEAQ  (R9)(AX*1), BX
+	MOVQ  R13, CX
+qpf:
+	PREFETCHT0 (BX)
+	ADDQ  $64, BX
+	SUBQ  $64, CX
+	JG    qpf
+qnopf:
+	MOVL  (R11), AX
+	IMULQ R10, AX
+	LEAQ  (R9)(AX*1), DI
+	XORQ  CX, CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	MOVQ  R13, DX
+	CMPQ  DX, $64
+	JB    qtail
+
+qloop:
+	VPMOVSXBW (DI)(CX*1), Z4
+	VPMOVSXBW 32(DI)(CX*1), Z5
+	VPDPWSSD  (SI)(CX*2), Z4, Z0
+	VPDPWSSD  64(SI)(CX*2), Z5, Z1
+	ADDQ      $64, CX
+	SUBQ      $64, DX
+	CMPQ      DX, $64
+	JAE       qloop
+
+qtail:
+	TESTQ     DX, DX
+	JZ        qsum
+	VPMOVSXBW (DI)(CX*1), Z4
+	VPDPWSSD  (SI)(CX*2), Z4, Z0
+
+qsum:
+	VPADDD        Z1, Z0, Z0
+	VEXTRACTI64X4 $1, Z0, Y3
+	VPADDD        Y3, Y0, Y0
+	VEXTRACTI128  $1, Y0, X3
+	VPADDD        X3, X0, X0
+	VPSHUFD       $0x4E, X0, X3
+	VPADDD        X3, X0, X0
+	VPSHUFD       $0xB1, X0, X3
+	VPADDD        X3, X0, X0
+	VMOVD         X0, AX
+	MOVL          AX, (R14)
+	ADDQ          $4, R14
+	ADDQ          $8, R11
+	DECQ          R12
+	JNZ           qnext
+
+qend:
+	VZEROUPPER
+	RET

@@ -27,3 +27,6 @@ func pairCodes(_, x, y []byte, _ int32) int32 { return dotCodes8(x, y) }
 
 // buildDotsBatch has no batch kernel here: the caller computes one by one.
 func buildDotsBatch(*buildQuery, *buildCodes, []candidate, []int32) bool { return false }
+
+// dotCodesBatch has no batch kernel here: the caller computes one by one.
+func dotCodesBatch([]int16, []byte, int, []candidate, []int32) bool { return false }

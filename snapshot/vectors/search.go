@@ -128,6 +128,18 @@ func (g *Graph) distances(st *searchState, batch []candidate) {
 		}
 		lines = 0
 	}
+	if !st.fine {
+		if cap(st.sums) < len(batch) {
+			st.sums = make([]int32, cap(batch))
+		}
+		if dotCodesBatch(st.qcodes, g.codes, g.codeStride, batch, st.sums) {
+			for k := range batch {
+				batch[k].dist = 1 - float32(st.sums[k])*st.qscale*g.scales[batch[k].id]
+			}
+			st.computed += len(batch)
+			return
+		}
+	}
 	for _, b := range batch {
 		if lines == 0 {
 			break
