@@ -131,3 +131,22 @@ func TestQueryBatchKernelAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestSimilarityKernelAgrees compares File.Similarity's kernel on this CPU
+// with the portable one (float sums in another order: within 1e-6 of the
+// similarity).
+func TestSimilarityKernelAgrees(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	for _, n := range []int{1, 15, 16, 20, 32, 48, 100, 256, 384} {
+		q := randomUnit(r, n)
+		c, f := make([]byte, codeLen(n)), make([]byte, codeLen(n))
+		for i := range n {
+			c[i], f[i] = byte(int8(r.Intn(255)-127)), byte(int8(r.Intn(255)-127))
+		}
+		s, u := similarity(q, c, f)
+		ws, wu := similarityGo(q, c, f)
+		if d := (s + u*fineStep - ws - wu*fineStep) / 127; d > 1e-6 || d < -1e-6 {
+			t.Fatalf("n %d: kernel %g %g, portable %g %g", n, s, u, ws, wu)
+		}
+	}
+}

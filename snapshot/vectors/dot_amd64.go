@@ -12,6 +12,9 @@ import (
 // useAVX2 selects the assembly kernels; without AVX2 the portable ones run.
 var useAVX2 = slices.Contains(vek.Info().CPUFeatures, "AVX2")
 
+// useAVX512 selects the AVX-512F kernel of File.Similarity.
+var useAVX512 = cpu.X86.HasAVX512F
+
 // useVNNI selects the AVX-512 VNNI kernels of builds (cpu checks that the
 // operating system saves the registers too).
 var useVNNI = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VNNI
@@ -121,4 +124,22 @@ func dotCodesBatch(q []int16, codes []byte, stride int, batch []candidate, out [
 	out = out[:len(batch)]
 	dotCodesBatchVNNI(&q[0], &codes[0], stride, &batch[0], len(batch), n, &out[0])
 	return true
+}
+
+//go:noescape
+func similarityAVX512(q *float32, c, r *byte, n int) (s, t float32)
+
+// similarity returns sum q*c and sum q*r over the length of q (c and r at
+// least as long): what File.Similarity scales.
+func similarity(q []float32, c, r []byte) (s, t float32) {
+	n := len(q) / 16 * 16
+	if useAVX512 && n > 0 {
+		c, r = c[:len(q)], r[:len(q)]
+		s, t = similarityAVX512(&q[0], &c[0], &r[0], n)
+		if n == len(q) {
+			return s, t
+		}
+	}
+	s1, t1 := similarityGo(q[n:], c[n:], r[n:])
+	return s + s1, t + t1
 }

@@ -431,3 +431,73 @@ qsum:
 qend:
 	VZEROUPPER
 	RET
+
+// func similarityAVX512(q *float32, c, r *byte, n int) (s, t float32)
+//
+// s = sum q*c and t = sum q*r over n dimensions, a positive multiple of
+// 16: a float32 query with a row's int8 and residual codes, converted to
+// float32 (AVX-512F) and multiplied and added in 16 lanes.
+TEXT ·similarityAVX512(SB), NOSPLIT, $0-40
+	MOVQ   q+0(FP), SI
+	MOVQ   c+8(FP), DI
+	MOVQ   r+16(FP), R8
+	MOVQ   n+24(FP), CX
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	CMPQ   CX, $32
+	JB     stail
+
+sloop32:
+	VPMOVSXBD   (DI), Z4
+	VPMOVSXBD   (R8), Z5
+	VPMOVSXBD   16(DI), Z6
+	VPMOVSXBD   16(R8), Z7
+	VCVTDQ2PS   Z4, Z4
+	VCVTDQ2PS   Z5, Z5
+	VCVTDQ2PS   Z6, Z6
+	VCVTDQ2PS   Z7, Z7
+	VMOVUPS     (SI), Z8
+	VMOVUPS     64(SI), Z9
+	VFMADD231PS Z8, Z4, Z0
+	VFMADD231PS Z8, Z5, Z1
+	VFMADD231PS Z9, Z6, Z2
+	VFMADD231PS Z9, Z7, Z3
+	ADDQ        $32, DI
+	ADDQ        $32, R8
+	ADDQ        $128, SI
+	SUBQ        $32, CX
+	CMPQ        CX, $32
+	JAE         sloop32
+
+stail:
+	TESTQ       CX, CX
+	JZ          ssum
+	VPMOVSXBD   (DI), Z4
+	VPMOVSXBD   (R8), Z5
+	VCVTDQ2PS   Z4, Z4
+	VCVTDQ2PS   Z5, Z5
+	VMOVUPS     (SI), Z8
+	VFMADD231PS Z8, Z4, Z0
+	VFMADD231PS Z8, Z5, Z1
+
+ssum:
+	VADDPS        Z2, Z0, Z0
+	VADDPS        Z3, Z1, Z1
+	VEXTRACTF64X4 $1, Z0, Y2
+	VADDPS        Y2, Y0, Y0
+	VEXTRACTF64X4 $1, Z1, Y3
+	VADDPS        Y3, Y1, Y1
+	VEXTRACTF128  $1, Y0, X2
+	VADDPS        X2, X0, X0
+	VEXTRACTF128  $1, Y1, X3
+	VADDPS        X3, X1, X1
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X1, X1, X1
+	VHADDPS       X1, X1, X1
+	VZEROUPPER
+	MOVSS         X0, s+32(FP)
+	MOVSS         X1, t+36(FP)
+	RET

@@ -30,3 +30,6 @@ func buildDotsBatch(*buildQuery, *buildCodes, []candidate, []int32) bool { retur
 
 // dotCodesBatch has no batch kernel here: the caller computes one by one.
 func dotCodesBatch([]int16, []byte, int, []candidate, []int32) bool { return false }
+
+// similarity returns sum q*c and sum q*r over the length of q.
+func similarity(q []float32, c, r []byte) (s, t float32) { return similarityGo(q, c, r) }

@@ -217,7 +217,13 @@ func (f *File) Similarity(q []float32, i int) float32 {
 	if len(q) != f.dims {
 		return 0
 	}
-	c, r := f.code(i)[:len(q)], f.fineCode(i)[:len(q)]
+	s, t := similarity(q, f.code(i), f.fineCode(i))
+	return (s + t*fineStep) * f.scales[i]
+}
+
+// similarityGo is the portable kernel of Similarity: sum q*c and sum q*r.
+func similarityGo(q []float32, c, r []byte) (float32, float32) {
+	c, r = c[:len(q)], r[:len(q)]
 	var s0, s1, t0, t1 float32
 	j := 0
 	for ; j+2 <= len(q); j += 2 {
@@ -230,7 +236,7 @@ func (f *File) Similarity(q []float32, i int) float32 {
 		s0 += q[j] * float32(int8(c[j]))
 		t0 += q[j] * float32(int8(r[j]))
 	}
-	return (s0 + s1 + (t0+t1)*fineStep) * f.scales[i]
+	return s0 + s1, t0 + t1
 }
 
 // CopyRow writes row i's codes into dst (RowLen bytes of a file of the
