@@ -67,7 +67,10 @@ func lex(src string) ([]token, error) {
 		return nil, &Error{Kind: KindSyntax, Message: "query is not valid UTF-8", Line: 1, Column: 1}
 	}
 	l := &lexer{src: src, line: 1, col: 1}
-	var toks []token
+	// One token per four bytes covers typical queries (names, operators
+	// and spaces alternate), so the slice is allocated once, not grown
+	// through several copies (most of what a simple query allocated).
+	toks := make([]token, 0, len(src)/4+8)
 	for {
 		space, err := l.skipSpace()
 		if err != nil {
