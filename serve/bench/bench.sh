@@ -58,8 +58,13 @@ post retrieve '{"question": "what does the winter release depend on, and who rev
 # The routes above send one request body again and again, which the
 # server answers from its answer cache after the first time (--answer-cache).
 # These send a different body every time, so every answer is computed:
-# a one-hop query from each note in turn, and the retrieval question with
-# a number that changes (each wrk thread takes its own numbers).
+# a one-hop query from each note in turn (with a changing max_rows above
+# its LIMIT, since a run sends more requests than there are notes), a
+# count by label with a changing
+# LIMIT, the typed query with a changing two-letter prefix (and a
+# changing max_rows above its LIMIT, so that no body repeats), and the
+# retrieval question with a number that changes (each wrk thread takes
+# its own numbers).
 (cd "$WORK/vault" && find . -name '*.md' | sed 's|^\./||' | sort) > "$WORK/paths.txt"
 varied() { # name: a wrk script whose body(i) (Lua, on stdin) makes request i's body
   {
@@ -82,12 +87,19 @@ LUA
 }
 varied query-links-varied <<'LUA'
 function body(i, paths, json)
-  return '{"query": "MATCH (a)-[:links_to]->(b) WHERE a.path = $p RETURN b.title, b.path ORDER BY b.title LIMIT 20", "params": {"p": ' .. json(paths[i % #paths + 1]) .. '}}'
+  return '{"query": "MATCH (a)-[:links_to]->(b) WHERE a.path = $p RETURN b.title, b.path ORDER BY b.title LIMIT 20", "params": {"p": ' .. json(paths[i % #paths + 1]) .. '}, "max_rows": ' .. (100 + i) .. '}'
 end
 LUA
 varied query-labels-varied <<'LUA'
 function body(i)
   return '{"query": "MATCH (n) UNWIND labels(n) AS label RETURN label, count(*) AS notes ORDER BY notes DESC LIMIT ' .. (1000 + i) .. '"}'
+end
+LUA
+varied query-typed-varied <<'LUA'
+function body(i)
+  local letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+  local a, b = i % 26 + 1, math.floor(i / 26) % 26 + 1
+  return '{"query": "MATCH (p:Person)-[:authored]->(x) WHERE x.title STARTS WITH $s RETURN p.title, x.title LIMIT 20", "params": {"s": "' .. letters:sub(a, a) .. letters:sub(b, b):lower() .. '"}, "max_rows": ' .. (100 + i) .. '}'
 end
 LUA
 varied retrieve-varied <<'LUA'
@@ -112,6 +124,7 @@ run graph /graph graph
 run retrieve /retrieve retrieve
 run query-links-varied /query query-links-varied
 run query-labels-varied /query query-labels-varied
+run query-typed-varied /query query-typed-varied
 run retrieve-varied /retrieve retrieve-varied
 echo "resident memory after load: $(rss)"
 curl -s "$URL/metrics" | grep -E '^vaultgraph_(heavy_requests_rejected_total|answer_cache_(hits|misses)_total)'
