@@ -24,10 +24,12 @@ type edgeKey struct{ source, typ, target string }
 // ordinal among duplicates. A link to no note points to a stub keyed by the
 // link text, created once per distinct text (ignoring case).
 func buildGraph(links []format.Link, r *resolver) graph {
-	var g graph
+	// Sized for every link: growing these maps and the edges was a third
+	// of resolving a 10,000-note vault's links.
+	g := graph{edges: make([]format.Edge, 0, len(links))}
 	stubByKey := make(map[string]string)
-	ordinal := make(map[edgeKey]int)
-	merged := make(map[edgeKey]int) // plain edge -> index in g.edges
+	ordinal := make(map[edgeKey]int, len(links))
+	merged := make(map[edgeKey]int, len(links)) // plain edge -> index in g.edges
 	pinned := make(map[string]string)
 	for _, l := range links {
 		target, ok := r.resolve(l)
