@@ -103,6 +103,9 @@ func Build(ctx context.Context, dir string, notes []format.Note, edges []format.
 	if err := checkLoaded(dbPath, len(notes), len(kept), opts); err != nil {
 		return nil, err
 	}
+	if _, err := freeZeroPages(dbPath); err != nil {
+		return nil, err
+	}
 	fi, err := os.Stat(dbPath)
 	if err != nil {
 		return nil, fmt.Errorf("build graph: %w", err)

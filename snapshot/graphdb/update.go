@@ -128,6 +128,9 @@ func Update(ctx context.Context, dir string, parent *snapshot.Snapshot, notes []
 	if err := plan.checkUpdated(dbPath, g.Notes, opts.BuildOptions); err != nil {
 		return nil, err
 	}
+	if _, err := freeZeroPages(dbPath); err != nil {
+		return nil, err
+	}
 	g.Build = format.GraphUpdated
 	rmE, addE, setE := d.edgeCounts()
 	opts.Log.Debug("graph updated", "parent", parent.ID,
