@@ -108,8 +108,10 @@ type DB struct {
 	// the pool and its spares.
 	conns chan *kuzu.Connection
 	names *names
-	// schema is the graph's names prepared for the translator.
+	// schema is the graph's names prepared for the translator, parsed
+	// the trees of recent query texts.
 	schema *cypher.Schema
+	parsed *parsed
 
 	mu sync.Mutex
 	// nconns counts the open connections, idle, running or abandoned.
@@ -164,7 +166,7 @@ func OpenFile(path string, g *format.Graph, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{db: kdb, graph: g, opts: opts, conns: make(chan *kuzu.Connection, 2*opts.Connections), names: newNames(g), schema: cypher.NewSchema(g), done: make(chan struct{})}
+	db := &DB{db: kdb, graph: g, opts: opts, conns: make(chan *kuzu.Connection, 2*opts.Connections), names: newNames(g), schema: cypher.NewSchema(g), parsed: newParsed(), done: make(chan struct{})}
 	db.directs.mode = opts.Direct
 	db.directs.ready = make(chan struct{})
 	for range opts.Connections {

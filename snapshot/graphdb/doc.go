@@ -57,6 +57,11 @@
 // id, the table's primary key, so that Kuzu looks it up instead of
 // scanning (direct_keys.go).
 //
+// The syntax trees of the last 256 query texts are kept (parsed.go): a
+// query sent again with other parameters is translated from its tree
+// without being parsed again; translation never changes a tree
+// (TestTranslateLeavesTheTreeAlone).
+//
 // A query's timeout covers parsing, binding, planning and the conversion
 // of its rows, not only the execution Kuzu can interrupt: Run returns at
 // the deadline, and a connection still inside the engine finishes alone

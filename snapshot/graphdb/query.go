@@ -45,7 +45,11 @@ func (db *DB) Run(ctx context.Context, req Request) (*Result, error) {
 	if req.MaxRows <= 0 {
 		req.MaxRows = db.opts.MaxRows
 	}
-	tr, err := cypher.Compile(req.Query, db.graph, req.Params, cypher.Options{MaxRows: req.MaxRows, Schema: db.schema})
+	q, err := db.parsed.parse(req.Query)
+	if err != nil {
+		return nil, err
+	}
+	tr, err := cypher.Translate(q, db.graph, req.Params, cypher.Options{MaxRows: req.MaxRows, Schema: db.schema})
 	if err != nil {
 		return nil, err
 	}
