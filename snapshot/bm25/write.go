@@ -164,9 +164,12 @@ func (b *Builder) WriteFile(path string) (_ *format.BM25, err error) {
 		Docs: len(b.lengths), Terms: len(order), Postings: npost, K1: DefaultK1, B: DefaultB}, nil
 }
 
-// bodyEncoder compresses the sections after the header. Its EncodeAll
-// is safe for concurrent use.
-var bodyEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+// bodyEncoder compresses the sections after the header, at zstd's
+// fastest level: 30-50 ms for the 3.4 MB of the generated 10,000-note
+// vault's sections on a busy 2-core machine, about a fifth less than the
+// default level for the same 1.86 MB (0.1 MB more of the help vault's 6.2
+// MB than the default's 3.42). Its EncodeAll is safe for concurrent use.
+var bodyEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
 
 // appendPosting appends one posting: uvarint(gap<<1 | 1 if tf > 1),
 // then uvarint(tf-2) when tf > 1. Most frequencies are 1 (83% of the

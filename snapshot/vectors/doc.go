@@ -6,9 +6,10 @@
 // approximately (graph) or exactly (scan).
 //
 // A vector is stored once, as codes with a scale of its own (codes.go):
-// int8 codes, and beside them residual codes in 1/256 steps, so that the
-// two planes hold the vector to within about 1e-5 of similarity in half
-// the bytes of float32. A graph search walks comparing the query with the
+// int8 codes, and beside them six-bit residual codes in 1/64 steps, so
+// that the two planes hold the vector to within about 1e-4 of similarity
+// in 0.47 of the bytes of float32 (the residuals are unpacked to a byte
+// each when a file opens; the int8 plane is used in place). A graph search walks comparing the query with the
 // int8 plane alone (a quarter of the bytes of float32; the loads of a
 // node's neighbours are started together, software prefetch in assembly
 // on amd64, so that they overlap) and ranks the candidates it ends with on
