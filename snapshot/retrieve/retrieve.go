@@ -153,6 +153,13 @@ func (q *question) bestChunk(n int32) (int32, float64) {
 		return c, q.chunkFit(c)
 	}
 	best, bestFit := int32(-1), 0.0
+	// The chunks' vectors are rows spread over the file: start loading
+	// them all before the first similarity waits on one.
+	for _, c := range q.r.chunksOf[n] {
+		if _, ok := q.fit[c]; !ok {
+			q.r.prefetchChunk(c)
+		}
+	}
 	for _, c := range q.r.chunksOf[n] {
 		if f := q.chunkFit(c); best < 0 || f > bestFit {
 			best, bestFit = c, f

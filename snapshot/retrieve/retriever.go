@@ -229,6 +229,13 @@ func (r *Retriever) chunkSimilarity(c int32, q []float32) (float32, bool) {
 	return 0, false
 }
 
+// prefetchChunk starts loading chunk c's vector (vectors.File.Prefetch).
+func (r *Retriever) prefetchChunk(c int32) {
+	if row := r.chunks[c].row; row >= 0 && r.chunkVecs != nil {
+		r.chunkVecs.Prefetch(int(row))
+	}
+}
+
 // edgeSimilarity is chunkSimilarity for edge e.
 func (r *Retriever) edgeSimilarity(e int32, q []float32) (float32, bool) {
 	if row := r.edgeRow[e]; row >= 0 && len(q) == r.edgeVecs.Dims() {

@@ -150,3 +150,21 @@ func TestSimilarityKernelAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefetchIgnoresRowsOutOfRange prefetches every row of a file and rows
+// outside it, which must not fault, and checks that similarities are those
+// of the rows' vectors.
+func TestPrefetchIgnoresRowsOutOfRange(t *testing.T) {
+	set := latentSet(3, 40, 1, 48, 4)
+	f := writeRows(t, set.rows, 48)
+	for _, i := range []int{-1, f.Len(), f.Len() + 1000, 1 << 40} {
+		f.Prefetch(i)
+	}
+	q := set.queries[0]
+	for i := range f.Len() {
+		f.Prefetch(i)
+		if got, want := f.Similarity(q, i), Dot(q, set.rows.vecs[i]); got-want > 1e-3 || want-got > 1e-3 {
+			t.Fatalf("row %d: similarity %g, want %g", i, got, want)
+		}
+	}
+}

@@ -221,6 +221,19 @@ func (f *File) Similarity(q []float32, i int) float32 {
 	return (s + t*fineStep) * f.scales[i]
 }
 
+// Prefetch asks the CPU to start loading row i's codes (both planes), so
+// that a Similarity of it soon after, or of several rows prefetched
+// together, waits on memory once rather than once per row. Out of range
+// rows are ignored.
+func (f *File) Prefetch(i int) {
+	if i < 0 || i >= f.count || f.codeLen == 0 {
+		return
+	}
+	lines := (f.codeLen + 63) / 64
+	prefetchLines(&f.codes[i*f.codeLen], lines)
+	prefetchLines(&f.fine[i*f.codeLen], lines)
+}
+
 // similarityGo is the portable kernel of Similarity: sum q*c and sum q*r.
 func similarityGo(q []float32, c, r []byte) (float32, float32) {
 	c, r = c[:len(q)], r[:len(q)]
