@@ -8,7 +8,7 @@
 // A vector is stored once, as codes with a scale of its own (codes.go):
 // int8 codes, and beside them six-bit residual codes in 1/64 steps, so
 // that the two planes hold the vector to within about 1e-4 of similarity
-// in 0.47 of the bytes of float32 (the residuals are unpacked to a byte
+// in 0.44 of the bytes of float32 (the residuals are unpacked to a byte
 // each when a file opens; the int8 plane is used in place). A graph search walks comparing the query with the
 // int8 plane alone (a quarter of the bytes of float32; the loads of a
 // node's neighbours are started together, software prefetch in assembly
