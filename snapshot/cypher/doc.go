@@ -133,6 +133,11 @@
 //     requires; the order still reaches collect() and the later clauses.
 //   - When Options.MaxRows is set, the final RETURN gets LIMIT MaxRows+1 so
 //     the engine stops early and the caller still sees that rows were cut.
+//   - A SKIP after ORDER BY (in WITH or RETURN) must be a whole number, a
+//     parameter holding one, or arithmetic on them, and at most
+//     MaxOrderedSkip(keys) (8,191 with one sort key): Kuzu ends the process
+//     when such a SKIP passes the sorted rows' last 256 KiB block. Larger
+//     ones are refused (KindUnsupported, a 400); page by the sort key.
 //
 // # Differences from openCypher
 //

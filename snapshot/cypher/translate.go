@@ -359,6 +359,9 @@ func (t *translator) projection(p *Projection, sc *scope, final bool) (*Projecti
 	}
 	if p.Skip != nil {
 		out.Skip, _ = t.expr(p.Skip, sc)
+		if len(out.Order) > 0 {
+			t.checkOrderedSkip(out.Skip, len(out.Order), PosOf(p.Skip))
+		}
 	}
 	if p.Limit != nil {
 		out.Limit, _ = t.expr(p.Limit, sc)
