@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 
 	"golang.org/x/sync/errgroup"
@@ -31,7 +32,13 @@ func publish(ctx context.Context, data, id string, parent *snapshot.Snapshot, t 
 			err = errors.Join(err, aerr)
 		}
 	}()
-	if m.Tables, err = writeTables(w, parent, t); err != nil {
+	// A full run builds every file from the vault: it links nothing from
+	// the parent, so that it also repairs a parent damaged on disk.
+	linkFrom := parent
+	if opts.Full {
+		linkFrom = nil
+	}
+	if m.Tables, err = writeTables(w, linkFrom, t, opts.Log); err != nil {
 		return "", err
 	}
 	sortWarnings(t.warnings)
@@ -58,7 +65,7 @@ func publish(ctx context.Context, data, id string, parent *snapshot.Snapshot, t 
 		m.Counts.CodeFiles, m.Counts.Symbols, m.Counts.CodeEdges = len(t.code.files), len(t.code.symbols), len(t.codeEdges)
 		m.Counts.UnresolvedCodeLinks = t.unresolvedCode
 	}
-	b := &Build{Dir: w.Dir(), Parent: parent, Notes: t.notes, Edges: t.edges, Chunks: t.chunks, Manifest: m, Log: opts.Log, Progress: opts.Progress, Retry: retry, w: w}
+	b := &Build{Dir: w.Dir(), Parent: parent, Notes: t.notes, Edges: t.edges, Chunks: t.chunks, Manifest: m, Log: opts.Log, Progress: opts.Progress, Retry: retry, w: w, noLinks: opts.Full}
 	if t.code != nil {
 		b.CodeFiles, b.Symbols, b.CodeEdges, b.CodeChunks = t.code.files, t.code.symbols, t.codeEdges, t.code.chunks
 	}
@@ -116,11 +123,11 @@ func runStages(ctx context.Context, b *Build, stages []Stage) error {
 // a run's CPU time after parsing. The notes, links, edges and chunks tables
 // are written in segments (writeSegments); it returns their manifest
 // section.
-func writeTables(w *snapshot.Writer, parent *snapshot.Snapshot, t *tables) (map[string][]format.TableSegment, error) {
+func writeTables(w *snapshot.Writer, parent *snapshot.Snapshot, t *tables, log *slog.Logger) (map[string][]format.TableSegment, error) {
 	dir := w.Dir()
 	var g errgroup.Group
 	var segs map[string][]format.TableSegment
-	g.Go(func() (err error) { segs, err = writeSegments(w, parent, t); return err })
+	g.Go(func() (err error) { segs, err = writeSegments(w, parent, t, log); return err })
 	if t.code != nil {
 		g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.CodeFilesFile), t.code.files) })
 		g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.SymbolsFile), t.code.symbols) })

@@ -1,6 +1,8 @@
 package indexer
 
 import (
+	"errors"
+	"log/slog"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -73,7 +75,7 @@ func segment(t *tables) segmented {
 // those whose rows are a segment of the parent's same table (equal keys):
 // those it hard-links from the parent, encoding nothing. It returns the
 // manifest's Tables section.
-func writeSegments(w *snapshot.Writer, parent *snapshot.Snapshot, t *tables) (map[string][]format.TableSegment, error) {
+func writeSegments(w *snapshot.Writer, parent *snapshot.Snapshot, t *tables, log *slog.Logger) (map[string][]format.TableSegment, error) {
 	s := segment(t)
 	out := map[string][]format.TableSegment{
 		format.NotesTable:  make([]format.TableSegment, len(s.notes)),
@@ -85,24 +87,30 @@ func writeSegments(w *snapshot.Writer, parent *snapshot.Snapshot, t *tables) (ma
 	g := errgroup.Group{}
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i := range s.notes {
-		g.Go(func() error { return writeSegment(w, parent, &mu, format.NotesTable, i, s.notes[i], out) })
-		g.Go(func() error { return writeSegment(w, parent, &mu, format.LinksTable, i, s.links[i], out) })
-		g.Go(func() error { return writeSegment(w, parent, &mu, format.EdgesTable, i, s.edges[i], out) })
-		g.Go(func() error { return writeSegment(w, parent, &mu, format.ChunksTable, i, s.chunks[i], out) })
+		g.Go(func() error { return writeSegment(w, parent, log, &mu, format.NotesTable, i, s.notes[i], out) })
+		g.Go(func() error { return writeSegment(w, parent, log, &mu, format.LinksTable, i, s.links[i], out) })
+		g.Go(func() error { return writeSegment(w, parent, log, &mu, format.EdgesTable, i, s.edges[i], out) })
+		g.Go(func() error { return writeSegment(w, parent, log, &mu, format.ChunksTable, i, s.chunks[i], out) })
 	}
 	return out, g.Wait()
 }
 
 // writeSegment writes segment i of table, or links the parent's segment
 // with the same key, and records it in out[table][i] (its own element).
-func writeSegment[T any](w *snapshot.Writer, parent *snapshot.Snapshot, mu *sync.Mutex, table string, i int, rows []T,
-	out map[string][]format.TableSegment) error {
+func writeSegment[T any](w *snapshot.Writer, parent *snapshot.Snapshot, log *slog.Logger, mu *sync.Mutex, table string, i int,
+	rows []T, out map[string][]format.TableSegment) error {
 	seg := format.TableSegment{File: format.SegmentFile(table, i), Rows: len(rows), Key: snapshot.SegmentKey(table, rows)}
 	out[table][i] = seg
 	if from, ok := parentSegment(parent, table, seg.Key); ok {
 		mu.Lock()
 		linked, err := w.LinkAs(parent, from, seg.File)
 		mu.Unlock()
+		if damaged := (*snapshot.DamagedError)(nil); errors.As(err, &damaged) {
+			// This run has the rows: write them rather than link the damage.
+			log.Warn("not linking a damaged file of the parent snapshot; writing it from this run's rows",
+				"snapshot", damaged.Snapshot, "file", damaged.File, "reason", damaged.Reason)
+			err, linked = nil, false
+		}
 		if err != nil || linked {
 			return err
 		}

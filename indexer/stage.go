@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -97,20 +98,28 @@ type Build struct {
 	mu      sync.Mutex // guards stalled and w's links
 	stalled []Stall
 	w       *snapshot.Writer // nil in tests that build a Build by hand
+	noLinks bool             // a --full run: LinkParent links nothing
 }
 
 // LinkParent makes the parent's file name a file of this snapshot without
 // copying it (snapshot.Writer.Link): for a stage whose output would be
 // byte for byte the parent's. It reports false, having written nothing,
-// when there is no parent or the file system cannot link; the stage then
-// writes the file.
+// when there is no parent, on a --full run, when the parent's file does
+// not match the parent's manifest (it warns naming it) or when the file
+// system cannot link; the stage then writes the file.
 func (b *Build) LinkParent(name string) (bool, error) {
-	if b.Parent == nil || b.w == nil {
+	if b.Parent == nil || b.w == nil || b.noLinks {
 		return false, nil
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.w.Link(b.Parent, name)
+	ok, err := b.w.Link(b.Parent, name)
+	if damaged := (*snapshot.DamagedError)(nil); errors.As(err, &damaged) {
+		b.Log.Warn("not linking a damaged file of the parent snapshot; writing it afresh",
+			"snapshot", damaged.Snapshot, "file", damaged.File, "reason", damaged.Reason)
+		return false, nil
+	}
+	return ok, err
 }
 
 // Stall is pending work that a stage retried without getting any of it

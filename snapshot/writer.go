@@ -63,12 +63,31 @@ func (w *Writer) Dir() string { return w.tmp }
 // Publish takes the file's size and sha256 from parent's manifest instead of
 // reading it again (it was made durable when parent was published). It
 // reports false, having written nothing, when the file system refuses hard
-// links; the caller then writes the file itself. Nothing may open a linked
+// links; the caller then writes the file itself. It first checks parent's
+// file against its manifest record (xxh64, else sha256) and fails with a
+// *DamagedError, linking nothing, when they differ. Nothing may open a linked
 // file for writing: every writer in this module creates its files with
 // O_EXCL, so writing over a link fails instead of changing parent.
 func (w *Writer) Link(parent *Snapshot, name string) (bool, error) {
 	return w.LinkAs(parent, name, name)
 }
+
+// DamagedError is Link's error for a file of the parent snapshot that does
+// not match the parent's manifest: it was not linked, and the caller
+// writes the file from its own data instead, or fails. It wraps
+// ErrInvalid.
+type DamagedError struct {
+	Snapshot string // the parent's id
+	File     string // the file's name in the parent
+	Reason   string // as Verify reports it ("xxh64 mismatch", "missing")
+}
+
+func (e *DamagedError) Error() string {
+	return fmt.Sprintf("snapshot %s is damaged: its file %s does not match its manifest (%s)", e.Snapshot, e.File, e.Reason)
+}
+
+// Unwrap makes a DamagedError match ErrInvalid.
+func (e *DamagedError) Unwrap() error { return ErrInvalid }
 
 // LinkAs is Link for a file the snapshot being written names as rather
 // than name: a table segment that moved to another place in its table
@@ -80,6 +99,12 @@ func (w *Writer) LinkAs(parent *Snapshot, name, as string) (bool, error) {
 	}
 	if filepath.IsAbs(as) || !filepath.IsLocal(filepath.FromSlash(as)) {
 		return false, fmt.Errorf("link %s as %s: not a file name inside the snapshot", name, as)
+	}
+	// Publish records the parent's sums for a linked file without reading
+	// it, so a file damaged in the parent would be published damaged in
+	// every snapshot after it: check it first (its xxh64, cheap).
+	if p := checkFile(parent.Dir, name, info, verifyFast); p != nil {
+		return false, &DamagedError{Snapshot: parent.ID, File: name, Reason: p.Reason}
 	}
 	src := filepath.Join(parent.Dir, filepath.FromSlash(name))
 	dst := filepath.Join(w.tmp, filepath.FromSlash(as))
