@@ -139,3 +139,38 @@ func TestDeltaExportImport(t *testing.T) {
 		t.Errorf("a refused delta left %d snapshots", len(entries)-1)
 	}
 }
+
+// TestDeltaImportRefusesADamagedBase: a delta whose base here has a
+// damaged copy of a file the delta leaves out is refused, saying which
+// file came from which base and that the base is damaged, and nothing is
+// published.
+func TestDeltaImportRefusesADamagedBase(t *testing.T) {
+	src := t.TempDir()
+	parent := publish(t, src)
+	child := publishChild(t, src, parent)
+	var buf bytes.Buffer
+	if _, err := Export(context.Background(), &buf, child.Dir, ExportOptions{Base: parent.Dir}); err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	if _, err := Import(context.Background(), bytes.NewReader(export(t, parent, None)), data, ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(snapshot.Dir(data, parent.ID), "graph", "db")
+	f, err := os.OpenFile(db, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("X"), 5000); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	_, err = Import(context.Background(), bytes.NewReader(buf.Bytes()), data, ImportOptions{})
+	if err == nil || !errors.Is(err, snapshot.ErrInvalid) || !strings.Contains(err.Error(), "graph/db") ||
+		!strings.Contains(err.Error(), "base snapshot "+parent.ID) || !strings.Contains(err.Error(), "damaged") {
+		t.Fatalf("delta over a damaged base: err = %v, want the damaged file and base named", err)
+	}
+	if entries, _ := snapshot.List(data); len(entries) != 1 {
+		t.Errorf("a refused delta left %d snapshots", len(entries)-1)
+	}
+}

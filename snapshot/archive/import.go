@@ -651,6 +651,13 @@ func openBase(dataDir, id string, m *format.Manifest, d *delta) (*snapshot.Snaps
 	return base, nil
 }
 
+// damagedBase is the error for a file a delta leaves out whose copy in
+// the base snapshot here does not match the base's manifest.
+func damagedBase(id, base, name string, err error) error {
+	return fmt.Errorf("the delta of snapshot %s takes %s from base snapshot %s, which is damaged here (%w); "+
+		"run vaultgraph snapshot verify, then export %s without --base or repair %s; nothing was imported", id, name, base, err, id, base)
+}
+
 // takeFromBase puts the files a delta leaves out into the snapshot being
 // written: hard links to the base's files, or copies where the file
 // system has no hard links. PublishCopy hashes them with the rest.
@@ -660,6 +667,9 @@ func takeFromBase(w *snapshot.Writer, base *snapshot.Snapshot, omitted map[strin
 			return fmt.Errorf("import %s: %w", name, err)
 		}
 		ok, err := w.Link(base, name)
+		if damaged := (*snapshot.DamagedError)(nil); errors.As(err, &damaged) {
+			return damagedBase(m.ID, base.ID, name, err)
+		}
 		if err != nil {
 			return err
 		}
@@ -672,6 +682,9 @@ func takeFromBase(w *snapshot.Writer, base *snapshot.Snapshot, omitted map[strin
 		}
 		err = writeChecked(f, w.Dir(), name, m.Files[name])
 		f.Close()
+		if errors.Is(err, ErrCorrupt) {
+			return damagedBase(m.ID, base.ID, name, err)
+		}
 		if err != nil {
 			return err
 		}
