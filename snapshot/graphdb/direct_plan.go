@@ -345,7 +345,14 @@ func (p *directPlan) projection(pr *cypher.Projection, columns []string) bool {
 		return false
 	}
 	p.distinct = pr.Distinct
-	for _, it := range pr.Items {
+	for i, it := range pr.Items {
+		// A column named like a variable of the pattern or the UNWIND
+		// (RETURN n.title AS n ORDER BY n) does not shadow it in the
+		// engine's ORDER BY, which then sorts by the variable or refuses
+		// a node: such queries are left to the engine.
+		if v, ok := it.Expr.(*cypher.Var); len(pr.Order) > 0 && (!ok || v.Name != columns[i]) && p.names(columns[i]) {
+			return false
+		}
 		d, ok := p.item(it.Expr)
 		if !ok {
 			return false
@@ -374,6 +381,11 @@ func (p *directPlan) projection(pr *cypher.Projection, columns []string) bool {
 		return false
 	}
 	return true
+}
+
+// names reports whether name is a variable of the pattern or the UNWIND.
+func (p *directPlan) names(name string) bool {
+	return slices.Contains(p.vars, name) || name == p.unwind || (p.hop != nil && p.hop.rel != "" && name == p.hop.rel)
 }
 
 func intArg(e cypher.Expr, none int64) (int64, bool) {
