@@ -133,6 +133,11 @@
 //     requires; the order still reaches collect() and the later clauses.
 //   - When Options.MaxRows is set, the final RETURN gets LIMIT MaxRows+1 so
 //     the engine stops early and the caller still sees that rows were cut.
+//   - In Kuzu's ORDER BY a variable wins over a column of its name, so a
+//     sort key naming such a column (RETURN n.title AS l ORDER BY l, with l
+//     unwound), or matching the expression of one, is sorted by the
+//     column's expression; after DISTINCT or an aggregation, where that
+//     expression is gone, the query is refused, asking to rename the column.
 //   - A SKIP after ORDER BY (in WITH or RETURN) must be a whole number, a
 //     parameter holding one, or arithmetic on them, and at most
 //     MaxOrderedSkip(keys) (8,191 with one sort key): Kuzu ends the process

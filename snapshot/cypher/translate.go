@@ -2,6 +2,7 @@ package cypher
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -350,11 +351,35 @@ func (t *translator) projection(p *Projection, sc *scope, final bool) (*Projecti
 		// aggregation) means the projected column; Kuzu only knows n,
 		// which the projection dropped, so the key becomes the column's
 		// name.
+		scopeOfKey := orderScope
 		if name, ok := projectedAs(s.Expr, p, cols); ok {
-			out.Order = append(out.Order, &SortItem{Expr: &Var{Name: name}, Desc: s.Desc})
-			continue
+			if _, shadows := sc.lookup(name); !shadows {
+				out.Order = append(out.Order, &SortItem{Expr: &Var{Name: name}, Desc: s.Desc})
+				continue
+			}
+			// In Kuzu's ORDER BY a variable wins over a column of its
+			// name (RETURN n.title AS l ORDER BY l sorts by the UNWIND's
+			// l), so the key stays the expression, read before the
+			// projection.
+			if p.Distinct || aggregating(p) {
+				t.fail(KindUnsupported, PosOf(s.Expr), "ORDER BY %s: its column %q has the name of a variable, which the engine sorts by instead; name the column apart (AS ...)", PrintExpr(s.Expr), name)
+			}
+			scopeOfKey = sc
+		} else if v, ok := s.Expr.(*Var); ok {
+			if i := slices.Index(cols, v.Name); i >= 0 {
+				if _, shadows := sc.lookup(v.Name); shadows && !isVarNamed(p, cols, i) {
+					// ORDER BY l means the column l (openCypher), which
+					// Kuzu would take for the variable l: sort by the
+					// column's expression.
+					if p.Distinct || aggregating(p) {
+						t.fail(KindUnsupported, PosOf(s.Expr), "ORDER BY %s: column %q has the name of a variable, which the engine sorts by instead; name the column apart (AS ...)", v.Name, v.Name)
+					}
+					out.Order = append(out.Order, &SortItem{Expr: out.Items[i].Expr, Desc: s.Desc})
+					continue
+				}
+			}
 		}
-		e, _ := t.expr(s.Expr, orderScope)
+		e, _ := t.expr(s.Expr, scopeOfKey)
 		out.Order = append(out.Order, &SortItem{Expr: e, Desc: s.Desc})
 	}
 	if p.Skip != nil {
@@ -367,6 +392,55 @@ func (t *translator) projection(p *Projection, sc *scope, final bool) (*Projecti
 		out.Limit, _ = t.expr(p.Limit, sc)
 	}
 	return out, next, cols
+}
+
+// isVarNamed reports whether column i of a projection is the variable of
+// its name itself (RETURN l, or a variable RETURN * lists).
+func isVarNamed(p *Projection, cols []string, i int) bool {
+	offset := len(cols) - len(p.Items)
+	if i < offset {
+		return true
+	}
+	v, ok := p.Items[i-offset].Expr.(*Var)
+	return ok && v.Name == cols[i]
+}
+
+// aggregating reports whether an item of p calls an aggregating function.
+func aggregating(p *Projection) bool {
+	for _, it := range p.Items {
+		if hasAggregate(reflect.ValueOf(it.Expr)) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasAggregate walks an expression's fields for a call of count, sum,
+// avg, min, max or collect.
+func hasAggregate(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Interface, reflect.Pointer:
+		if v.IsNil() {
+			return false
+		}
+		if f, ok := v.Interface().(*FuncCall); ok && aggregates[strings.ToLower(f.Name)] {
+			return true
+		}
+		return hasAggregate(v.Elem())
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() && hasAggregate(v.Field(i)) {
+				return true
+			}
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			if hasAggregate(v.Index(i)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // projectedAs returns the column of p whose expression is e, if any.
