@@ -179,6 +179,15 @@ func compareDirect(t *testing.T, dir string) {
 		if strings.Contains(got.Translated, "`id`) = ") && !strings.Contains(want.Translated, "`id`) = ") {
 			keyed++
 		}
+		if c.either && !got.Direct {
+			// The copy saw a cut inside tied rows and left the query to
+			// the engine: both answers are the engine's, and which of the
+			// tied rows it keeps may change from run to run.
+			if len(want.Rows) != len(got.Rows) || !slices.Equal(want.Columns, got.Columns) {
+				t.Errorf("%s %v: the engine answered %d and %d rows", c.query, c.params, len(want.Rows), len(got.Rows))
+			}
+			continue
+		}
 		ordered := strings.Contains(c.query, "ORDER BY")
 		if a, b := answerText(t, want, ordered), answerText(t, got, ordered); a != b {
 			t.Errorf("%s %v:\n engine %s\n copy   %s", c.query, c.params, a, b)
