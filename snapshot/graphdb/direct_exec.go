@@ -48,18 +48,7 @@ func (g *directGraph) answer(p *directPlan, tr *cypher.Translation, c *converter
 		}
 		res.Rows = append(res.Rows, r)
 	}
-	for i, n := range tr.Columns {
-		col := Column{Name: n, Type: columnType(types[i])}
-		known := ""
-		if i < len(tr.Kinds) {
-			known = tr.Kinds[i]
-		}
-		col.Kind = columnKind(known, col.Type)
-		res.Columns = append(res.Columns, col)
-	}
-	if res.Columns == nil {
-		res.Columns = []Column{}
-	}
+	res.Columns = columns(tr.Columns, types, tr.Kinds)
 	return res, true
 }
 

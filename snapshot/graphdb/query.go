@@ -187,17 +187,22 @@ func (db *DB) read(qr *kuzu.QueryResult, tr *cypher.Translation, maxRows int) (*
 		}
 		res.Rows = append(res.Rows, row)
 	}
+	res.Columns = columns(names, types, tr.Kinds)
+	return res, nil
+}
+
+// columns describes a result's columns from the types of the values each
+// held and the kinds the translation knows (node, relationship, path).
+func columns(names []string, types [][]string, kinds []string) []Column {
+	cols := make([]Column, 0, len(names))
 	for i, n := range names {
 		col := Column{Name: n, Type: columnType(types[i])}
 		known := ""
-		if i < len(tr.Kinds) {
-			known = tr.Kinds[i]
+		if i < len(kinds) {
+			known = kinds[i]
 		}
 		col.Kind = columnKind(known, col.Type)
-		res.Columns = append(res.Columns, col)
+		cols = append(cols, col)
 	}
-	if res.Columns == nil {
-		res.Columns = []Column{}
-	}
-	return res, nil
+	return cols
 }
