@@ -116,8 +116,14 @@ func helpPath(app *cli.App, path []*cli.Command) string {
 
 // owner is the index in path of the command whose option opt is (the
 // deepest that defines it; the leaf when none does, so that cli reports
-// it), or -1 for an option of the app alone.
+// it), or -1 for an option of the app alone. --help belongs to the leaf,
+// which cli gives it only when it runs: before the command it would show
+// the help of the command's first word ("snapshot" for "snapshot export
+// --help").
 func owner(app *cli.App, path []*cli.Command, opt string) int {
+	if cli.HelpFlag != nil && lookupFlag([]cli.Flag{cli.HelpFlag}, opt) != nil {
+		return len(path) - 1
+	}
 	for k := len(path) - 1; k >= 0; k-- {
 		if lookupFlag(path[k].Flags, opt) != nil {
 			return k

@@ -278,6 +278,32 @@ func TestUsageErrorsExit2(t *testing.T) {
 			t.Errorf("vaultgraph %s: stdout:\n%s", strings.Join(args, " "), r.stdout)
 		}
 	}
+	// Every command's --help (and -h, and --help among its options) is its
+	// own help, the same as "vaultgraph help COMMAND...".
+	var walk func(path []string, cmds []*cli.Command)
+	walk = func(path []string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			if c.Hidden || c.Name == "help" {
+				continue
+			}
+			p := append(slices.Clone(path), c.Name)
+			name := "vaultgraph " + strings.Join(p, " ")
+			want := vgOK(t, append([]string{"help"}, p...)...).stdout
+			if !strings.Contains(want, "\n   "+name+" - ") {
+				t.Errorf("vaultgraph help %s does not name %q:\n%s", strings.Join(p, " "), name, want)
+			}
+			for _, args := range [][]string{append(slices.Clone(p), "--help"), append(slices.Clone(p), "-h")} {
+				if got := vgOK(t, args...).stdout; got != want {
+					t.Errorf("vaultgraph %s printed:\n%s\nwant the same as vaultgraph help %s:\n%s", strings.Join(args, " "), got, strings.Join(p, " "), want)
+				}
+			}
+			walk(p, c.Subcommands)
+		}
+	}
+	walk(nil, newApp().Commands)
+	if got, want := vgOK(t, "snapshot", "export", "--data", t.TempDir(), "--help").stdout, vgOK(t, "help", "snapshot", "export").stdout; got != want {
+		t.Errorf("vaultgraph snapshot export --data D --help printed:\n%s\nwant:\n%s", got, want)
+	}
 }
 
 // TestMemoryOptionsAreBounded: a memory size in MiB that would overflow
