@@ -24,6 +24,21 @@ type resolver struct {
 	byPath  map[string][]string // fold(path) -> note ids
 	byName  map[string][]string // fold(file name) -> note ids
 	byAlias map[string][]string // fold(alias) -> note ids
+	// seen remembers what a link path matched, which does not depend on
+	// the linking note (only the tie-break among candidates does): a vault
+	// links to the same notes from many notes. Not safe for concurrent use.
+	seen map[lookupKey]matches
+}
+
+// lookupKey is a link target as written and as a vault path.
+type lookupKey struct{ path, target string }
+
+// matches is what a link path matched: one note whatever links to it
+// (exact), or the candidates the linking note's folder decides among
+// (by path suffix, else by alias), or none.
+type matches struct {
+	exact      string
+	candidates []string
 }
 
 func fold(s string) string { return strings.ToLower(norm.NFC.String(s)) }
@@ -34,6 +49,7 @@ func newResolver(notes []format.Note) *resolver {
 		byPath:  make(map[string][]string, len(notes)),
 		byName:  make(map[string][]string, len(notes)),
 		byAlias: make(map[string][]string),
+		seen:    make(map[lookupKey]matches),
 	}
 	for _, n := range notes {
 		if n.Stub {
@@ -79,8 +95,24 @@ func (r *resolver) resolveWikilink(target, source string) (string, bool) {
 	if !strings.EqualFold(path.Ext(t), ".md") {
 		t += ".md"
 	}
+	key := lookupKey{t, target}
+	m, ok := r.seen[key]
+	if !ok {
+		m = r.match(t, target)
+		r.seen[key] = m
+	}
+	if m.exact != "" {
+		return m.exact, true
+	}
+	return pickCandidate(m.candidates, source)
+}
+
+// match finds the notes the vault path t (the link target as written:
+// target) can resolve to: an exact path, else the notes whose path ends
+// with it, else those with it as an alias.
+func (r *resolver) match(t, target string) matches {
 	if id, ok := r.byExactPath(t); ok {
-		return id, true
+		return matches{exact: id}
 	}
 	k := fold(t)
 	var candidates []string
@@ -89,10 +121,13 @@ func (r *resolver) resolveWikilink(target, source string) (string, bool) {
 			candidates = append(candidates, id)
 		}
 	}
-	if id, ok := pickCandidate(candidates, source); ok {
-		return id, true
+	if len(candidates) == 0 {
+		candidates = r.byAlias[fold(strings.TrimSuffix(strings.TrimSpace(target), ".md"))]
 	}
-	return pickCandidate(r.byAlias[fold(strings.TrimSuffix(strings.TrimSpace(target), ".md"))], source)
+	if len(candidates) == 1 {
+		return matches{exact: candidates[0]}
+	}
+	return matches{candidates: candidates}
 }
 
 func (r *resolver) byExactPath(p string) (string, bool) {

@@ -65,6 +65,30 @@ func TestResolve(t *testing.T) {
 			}
 		})
 	}
+	// The resolver remembers what a target matched: every target from
+	// every source folder, in both orders, resolves through one resolver
+	// as through a fresh one.
+	var sources, targets []format.Link
+	for _, tc := range tests {
+		sources, targets = append(sources, tc.link), append(targets, tc.link)
+	}
+	for _, order := range []bool{false, true} {
+		shared := newResolver(notes)
+		for i := range targets {
+			if order {
+				i = len(targets) - 1 - i
+			}
+			for _, src := range sources {
+				l := targets[i]
+				l.Source = src.Source
+				got, ok := shared.resolve(l)
+				want, wantOK := newResolver(notes).resolve(l)
+				if got != want || ok != wantOK {
+					t.Errorf("resolve(%q from %s) through a used resolver = %q, %v; a fresh one says %q, %v", l.Target, l.Source, got, ok, want, wantOK)
+				}
+			}
+		}
+	}
 }
 
 func wl(target, source string) format.Link {
