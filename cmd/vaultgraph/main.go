@@ -21,6 +21,7 @@ var version = ""
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	tunesHeap = true
 	app := newApp()
 	args, err := interspersed(app, os.Args)
 	if err == nil {
