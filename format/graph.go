@@ -73,7 +73,8 @@ import (
 // A value's text is what a typed column would hold: integers and floats as
 // Go prints them, booleans as true or false, dates as 2006-01-02,
 // datetimes as 2006-01-02 15:04:05.999999 (UTC), strings as they are;
-// a list of strings as each item after GraphTailSeparator and "=", any other list
+// a list of strings as each item after GraphTailSeparator and "=" (a null
+// item as GraphTailSeparator and GraphTailNullItem), any other list
 // as [a,b,c] of those texts. The translator casts the text back to the
 // property's type (and splits a list of strings).
 //
@@ -238,6 +239,9 @@ const (
 	// held in a tail column (the character is replaced by a space inside
 	// items).
 	GraphTailSeparator = "\u241f"
+	// GraphTailNullItem follows GraphTailSeparator for a null item of a
+	// list of strings (an item's text starts with "=").
+	GraphTailNullItem = "!"
 )
 
 // Prefixes of escaped names.

@@ -162,18 +162,33 @@ func (t *translator) tailLookup(x Expr, prop format.GraphProperty, p Pos) Expr {
 		switch prop.Type {
 		case "STRING":
 		case "STRING[]":
-			// Each item is the separator, "=" and the item (the engine's
-			// split drops empty parts): keep the parts with the "=",
-			// without it.
+			// Each item is the separator, "=" and the item, or the
+			// separator and the null item's mark (the engine's split drops
+			// empty parts): keep those parts, the items without the "=".
 			a, b := t.newName("t"), t.newName("t")
 			parts := call("string_split", e, strLit(format.GraphTailSeparator))
-			kept := call("list_filter", parts, &Lambda{Params: []string{a}, Body: call("starts_with", &Var{Name: a}, strLit("="))})
-			e = call("list_transform", kept, &Lambda{Params: []string{b}, Body: call("substring", &Var{Name: b}, intLit(2), call("size", &Var{Name: b}))})
+			isNull := func(v string) Expr { return &Binary{Op: "=", L: &Var{Name: v}, R: strLit(format.GraphTailNullItem)} }
+			kept := call("list_filter", parts, &Lambda{Params: []string{a}, Body: &Binary{Op: "OR", L: call("starts_with", &Var{Name: a}, strLit("=")), R: isNull(a)}})
+			item := call("substring", &Var{Name: b}, intLit(2), call("size", &Var{Name: b}))
+			e = call("list_transform", kept, &Lambda{Params: []string{b}, Body: &Case{Whens: []When{{Cond: isNull(b), Then: &Literal{Kind: LitNull}}}, Else: item}})
 		default:
 			e = &Cast{P: p, X: e, Type: prop.Type}
 		}
 		return e
 	})
+}
+
+// tailProperty is the tail property name of a note (owner kNode) or
+// relationship (kRel), if it is one.
+func (s *schema) tailProperty(owner kindTag, name string) (format.GraphProperty, bool) {
+	var p format.GraphProperty
+	switch owner {
+	case kNode:
+		p = s.noteProps[name]
+	case kRel:
+		p = s.edgeProps[name]
+	}
+	return p, p.Tail
 }
 
 // hasTail reports whether the notes' (node) or the edges' property keys

@@ -27,6 +27,9 @@ type kind struct {
 	typ    string
 	// keys are the keys of a kMap built from a map literal, when known.
 	keys []string
+	// tail, for a kMap that ends with the tail columns of a note (kNode)
+	// or relationship (kRel), says whose: properties(x) and x {.*}.
+	tail kindTag
 	// nullVar, for a path bound by OPTIONAL MATCH, names a relationship
 	// of the path: Kuzu's unmatched optional path is not null but a path
 	// of the bound nodes, while its relationships are null. optional marks

@@ -221,6 +221,9 @@ func (t *translator) property(x Expr, k kind, key string, p Pos) (Expr, kind) {
 		if k.keys != nil && !contains(k.keys, key) {
 			return nullLit(p), nullKind
 		}
+		if prop, ok := t.s.tailProperty(k.tail, key); ok {
+			return t.tailLookup(x, prop, p), kindOfType(prop.Type)
+		}
 		return &Prop{P: p, X: x, Key: key}, unknownKind
 	case kScalar:
 		if k.isTemporal() {
@@ -550,7 +553,10 @@ func (t *translator) mapProjection(e *MapProjection, sc *scope) (Expr, kind) {
 		return nullLit(e.P), nullKind
 	}
 	out := &MapLit{P: e.P}
-	set := func(key string, v Expr) {
+	all := false               // the projection has .*
+	named := map[string]bool{} // keys whose last item names them
+	set := func(key string, v Expr, byName bool) {
+		named[key] = byName
 		for i, existing := range out.Keys {
 			if existing == key {
 				out.Values[i] = v
@@ -564,18 +570,46 @@ func (t *translator) mapProjection(e *MapProjection, sc *scope) (Expr, kind) {
 		switch it.Kind {
 		case MapProjProp:
 			v, _ := t.property(x, k, it.Key, e.P)
-			set(it.Key, v)
+			set(it.Key, v, true)
 		case MapProjAll:
+			all = true
 			names, vals := t.allProps(x, k, e.P)
 			for i := range names {
-				set(names[i], vals[i])
+				set(names[i], vals[i], false)
 			}
 		default:
 			v, _ := t.expr(it.Expr, sc)
-			set(it.Key, v)
+			set(it.Key, v, true)
 		}
 	}
-	return out, kind{tag: kMap, keys: append([]string(nil), out.Keys...)}
+	keys := append([]string(nil), out.Keys...)
+	if !all {
+		return out, kind{tag: kMap, keys: keys}
+	}
+	// .* lists the properties the value has, as properties() does: the
+	// result reader drops the null fields .* put in, keeps those named,
+	// and adds the tail's properties (see ProjectionMarker).
+	var kept []string
+	for _, key := range out.Keys {
+		if named[key] {
+			kept = append(kept, key)
+		}
+	}
+	marker, _ := json.Marshal(kept)
+	out.Keys = append([]string{ProjectionMarker}, out.Keys...)
+	out.Values = append([]Expr{strLit(string(marker))}, out.Values...)
+	mk := kind{tag: kMap, keys: keys}
+	if t.s.hasTail(k.tag == kNode) {
+		out.Keys = append(out.Keys, format.GraphTailKeysColumn, format.GraphTailValuesColumn)
+		out.Values = append(out.Values, &Prop{X: x, Key: format.GraphTailKeysColumn}, &Prop{X: x, Key: format.GraphTailValuesColumn})
+		for _, name := range t.s.tailNames(k.tag == kNode) {
+			if !named[name] {
+				mk.keys = append(mk.keys, name)
+			}
+		}
+		mk.tail = k.tag
+	}
+	return out, mk
 }
 
 // allProps lists the property names and lookups of a node or relationship.
@@ -735,13 +769,24 @@ func (t *translator) properties(x Expr, k kind, p Pos) (Expr, kind) {
 		return x, k
 	}
 	names, _ := t.s.allProperties(k.tag == kNode, k.tables)
-	names = append(names, t.s.tailNames(k.tag == kNode)...)
-	return t.allPropsStruct(x, k, p), kind{tag: kMap, keys: names}
+	mk := kind{tag: kMap, keys: names}
+	if t.s.hasTail(k.tag == kNode) {
+		mk.keys = append(mk.keys, t.s.tailNames(k.tag == kNode)...)
+		mk.tail = k.tag
+	}
+	return t.allPropsStruct(x, k, p), mk
 }
 
 // PropertiesMarker is the first field of the struct that properties(x)
 // returns; readers of results drop it and the struct's null fields.
 const PropertiesMarker = "vg_properties"
+
+// ProjectionMarker is the first field of the struct of a map projection
+// with .* (x {.*, .a, b: 1}): a JSON list of the keys an item names. Readers
+// of results drop the marker and the null fields of the other keys (those
+// .* listed), and add the properties of the tail columns the struct then
+// ends with, where no item names them.
+const ProjectionMarker = "vg_projection"
 
 // bindOnce applies f to x, which f may use several times. A cheap x is
 // repeated as it is; any other is bound once to a lambda parameter, so that

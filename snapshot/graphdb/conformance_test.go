@@ -452,3 +452,54 @@ func sameOutcome(got, want golden) string {
 func TestConformanceTailProperties(t *testing.T) {
 	conformanceWith(t, indexer.GraphStage{BufferPoolSize: 128 << 20, TypedTables: 2, PropertyColumns: 1})
 }
+
+// TestTailListsKeepNullItems: a list of strings with a null item reads
+// back the same from the tail columns as from a column of its own, the
+// null included, through a property, properties() and a map projection.
+func TestTailListsKeepNullItems(t *testing.T) {
+	vault := t.TempDir()
+	for name, text := range map[string]string{
+		"A.md": "---\nstatus: draft\nreviewers: [ann, null, bob]\n---\nA.\n",
+		"B.md": "---\nstatus: done\n---\nB.\n",
+	} {
+		if err := os.WriteFile(filepath.Join(vault, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	query := "MATCH (n {title: 'A'}) RETURN n.reviewers AS r, properties(n).reviewers AS p, n {.reviewers} AS m, n {.*}.status AS s"
+	answer := func(columns int) string {
+		res, err := indexer.Run(context.Background(), indexer.Options{
+			Vault: vault, Data: t.TempDir(),
+			Stages: []indexer.Stage{indexer.GraphStage{BufferPoolSize: 64 << 20, PropertyColumns: columns}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tail := false
+		for _, p := range res.Manifest.Graph.NoteProperties {
+			if p.Name == "reviewers" {
+				tail = p.Tail
+			}
+		}
+		if tail != (columns == 1) {
+			t.Fatalf("with %d property columns reviewers is in the tail: %v", columns, tail)
+		}
+		db, err := graphdb.Open(res.Dir, graphdb.Options{BufferPoolSize: 64 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		r, err := db.Run(context.Background(), graphdb.Request{Query: query})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := json.Marshal(r.Rows)
+		return string(out)
+	}
+	want := `[[["ann",null,"bob"],["ann",null,"bob"],{"reviewers":["ann",null,"bob"]},"draft"]]`
+	for _, columns := range []int{0, 1} {
+		if got := answer(columns); got != want {
+			t.Errorf("with %d property columns: %s, want %s", columns, got, want)
+		}
+	}
+}

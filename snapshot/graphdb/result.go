@@ -1,6 +1,7 @@
 package graphdb
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
@@ -264,6 +265,9 @@ func temporal(t time.Time) (any, string) {
 // cypher.PropertiesMarker field: the marker and the null fields are
 // dropped, since a property without a value does not exist.
 func (c *converter) structValue(m map[string]any) any {
+	if marker, ok := m[cypher.ProjectionMarker].(string); ok {
+		return c.projection(m, marker)
+	}
 	_, props := m[cypher.PropertiesMarker]
 	out := make(map[string]any, len(m))
 	for k, v := range m {
@@ -282,6 +286,39 @@ func (c *converter) structValue(m map[string]any) any {
 		// Every note and edge has built-in properties with values, so an
 		// empty map is the properties of a null node (OPTIONAL MATCH).
 		return nil
+	}
+	return out
+}
+
+// projection converts the struct of a map projection with .* (see
+// cypher.ProjectionMarker): the fields .* listed are there when they have
+// a value, those an item names always, and the tail's properties where no
+// item names them.
+func (c *converter) projection(m map[string]any, marker string) any {
+	var named []string
+	_ = json.Unmarshal([]byte(marker), &named)
+	out := make(map[string]any, len(m))
+	exists := false // a field of .* has a value: x is not null
+	for k, v := range m {
+		switch {
+		case k == cypher.ProjectionMarker, k == format.GraphTailKeysColumn, k == format.GraphTailValuesColumn:
+		case v == nil && !slices.Contains(named, k):
+		default:
+			exists = exists || !slices.Contains(named, k)
+			out[k], _ = c.value(v)
+		}
+	}
+	if !exists {
+		// Every note and edge has built-in properties with values: this
+		// is the projection of a null node (OPTIONAL MATCH), itself null.
+		return nil
+	}
+	tail := map[string]any{}
+	c.tail(tail, m[format.GraphTailKeysColumn], m[format.GraphTailValuesColumn])
+	for k, v := range tail {
+		if !slices.Contains(named, k) {
+			out[k] = v
+		}
 	}
 	return out
 }
@@ -323,6 +360,10 @@ func tailValue(typ, text string) any {
 			parts := strings.Split(text, format.GraphTailSeparator)
 			out := make([]any, 0, len(parts))
 			for _, s := range parts[1:] {
+				if s == format.GraphTailNullItem {
+					out = append(out, nil)
+					continue
+				}
 				out = append(out, strings.TrimPrefix(s, "="))
 			}
 			return out

@@ -117,7 +117,11 @@ func tailText(c *propColumn, p format.Property) (string, bool) {
 			// Each item after the separator: the engine splits the text
 			// again (its list casts keep the quotes of strings).
 			for _, it := range items {
-				s, _ := it.(string)
+				s, ok := it.(string)
+				if !ok {
+					b.WriteString(format.GraphTailSeparator + format.GraphTailNullItem)
+					continue
+				}
 				b.WriteString(format.GraphTailSeparator + "=")
 				b.WriteString(strings.ReplaceAll(s, format.GraphTailSeparator, " "))
 			}

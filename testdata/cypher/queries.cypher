@@ -76,6 +76,15 @@ MATCH (p:Project {title: 'Atlas'}) RETURN properties(p) AS props, keys(p) AS key
 // == map_projection
 MATCH (p:Person) WHERE p.joined IS NOT NULL RETURN p {.title, .role, .joined, since: p.joined.year} AS person ORDER BY p.joined
 
+// == map_projection_all
+MATCH (p:Project {title: 'Atlas'}) RETURN p {.*} AS all, p {.*, .nosuch, title: 'renamed'} AS named
+
+// == map_projection_all_edge
+MATCH (a:Person)-[c:contributes]->(p:Project) RETURN a.title AS person, p.title AS project, c {.*} AS contribution ORDER BY person, project
+
+// == map_projection_all_null
+MATCH (a:Person {title: 'Alice'}) OPTIONAL MATCH (a)-[:funds]->(b:Spaceship) RETURN a.title AS title, b {.*} AS b
+
 // == typed_properties
 MATCH (p:Project) RETURN p.title, p.started, p.budget, p.ndcg_at_10, p.active, p.priority ORDER BY p.started
 
