@@ -5,9 +5,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vaultgraph/vaultgraph/format"
@@ -209,4 +212,73 @@ func TestRecycledScores(t *testing.T) {
 		t.Fatalf("scores of length %d, want %d", len(got), ix.Docs())
 	}
 	(*Index)(nil).Recycle(fresh)
+}
+
+// TestScoreEqualsScores: Score gives the scores Scores gives, bit for bit,
+// lists exactly the documents scored, and its Top keeps the hits
+// Top(Scores) keeps, ties included (the corpus repeats documents, so that
+// many scores tie); a Scored handed back and reused holds the new query's
+// scores only.
+func TestScoreEqualsScores(t *testing.T) {
+	words := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	b := NewBuilder()
+	var docs []string
+	for i := range 300 {
+		var text []string
+		if i%3 == 2 {
+			text = append(text, docs[i-1]) // the document before, again
+		} else {
+			for range 1 + rng.IntN(12) {
+				text = append(text, words[rng.IntN(len(words))])
+			}
+		}
+		docs = append(docs, strings.Join(text, " "))
+		b.Add(fmt.Sprintf("doc%d", i), Tokenize(docs[i]))
+	}
+	path := filepath.Join(t.TempDir(), format.BM25File)
+	if _, err := b.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q := range 200 {
+		var terms []string
+		for range 1 + rng.IntN(4) {
+			terms = append(terms, words[rng.IntN(len(words))])
+		}
+		if q%10 == 0 {
+			terms = append(terms, "unknown")
+		}
+		want := ix.Scores(terms)
+		got := ix.Score(terms)
+		var positive []int32
+		var best float32
+		for d, s := range want {
+			if math.Float32bits(got.Scores[d]) != math.Float32bits(s) {
+				t.Fatalf("query %v: doc %d scores %v, Scores says %v", terms, d, got.Scores[d], s)
+			}
+			if s > 0 {
+				positive = append(positive, int32(d))
+				best = max(best, s)
+			}
+		}
+		docs := slices.Sorted(slices.Values(got.Docs))
+		if !slices.Equal(docs, positive) || got.Max != best {
+			t.Fatalf("query %v: docs %v max %v, want %v max %v", terms, docs, got.Max, positive, best)
+		}
+		// Docs are in no particular order: Top must not depend on it.
+		rng.Shuffle(len(got.Docs), func(i, j int) { got.Docs[i], got.Docs[j] = got.Docs[j], got.Docs[i] })
+		for _, k := range []int{1, 3, 10, 40, 400} {
+			if g, w := got.Top(k), Top(want, k); !slices.Equal(g, w) {
+				t.Fatalf("query %v: Top(%d) %v, want %v", terms, k, g, w)
+			}
+		}
+		ix.Recycle(want)
+		ix.Release(got)
+	}
+	ix.Release(nil)
+	(*Index)(nil).Release(&Scored{})
 }

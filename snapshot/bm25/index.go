@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"sync"
 
@@ -39,6 +40,8 @@ type Index struct {
 	// that a server scoring every query does not allocate a slice the
 	// size of the corpus each time.
 	free sync.Pool
+	// scored holds what Release handed back (*Scored).
+	scored sync.Pool
 }
 
 // Open reads and decodes the index file at path.
@@ -297,6 +300,124 @@ func (ix *Index) Scores(terms []string) []float32 {
 		}
 	}
 	return scores
+}
+
+// Scored is the BM25 scores of one query with the documents they are
+// positive for: what Top and the query's best score need, without a pass
+// over every document of the corpus. It is read-only for the caller;
+// (*Index).Release hands it back.
+type Scored struct {
+	// Scores holds every document's score, indexed by document (0 for a
+	// document no term is in).
+	Scores []float32
+	// Docs lists the documents whose score is positive, each once, in no
+	// particular order.
+	Docs []int32
+	// Max is the best score, 0 when no document matches.
+	Max float32
+}
+
+// Score is Scores, keeping track of the documents scored: the same
+// scores, computed in the same order, plus Docs and Max. Hand the result
+// to Release when done with it.
+func (ix *Index) Score(terms []string) *Scored {
+	s, ok := ix.scored.Get().(*Scored)
+	if !ok || len(s.Scores) != ix.docs {
+		s = &Scored{Scores: make([]float32, ix.docs)}
+	}
+	scores := s.Scores
+	seen := make([]string, 0, 8)
+	for _, term := range terms {
+		if slices.Contains(seen, term) {
+			continue
+		}
+		seen = append(seen, term)
+		t := ix.lookup(term)
+		if t < 0 {
+			continue
+		}
+		idf := ix.idf(t)
+		p := ix.postings[ix.postOff[t]:ix.postOff[t+1]]
+		doc := uint64(0)
+		for len(p) > 0 {
+			v, k := binary.Uvarint(p)
+			p = p[k:]
+			tf := uint64(1)
+			if v&1 != 0 {
+				tf, k = binary.Uvarint(p)
+				p = p[k:]
+				tf += 2
+			}
+			doc += v >> 1
+			f := float64(tf)
+			norm := ix.k1 * (1 - ix.b + ix.b*float64(ix.lengths[doc])/ix.avgLen)
+			// A term's score is positive (idf > 0 as no term is in more
+			// documents than there are), so a 0 is a document not yet seen.
+			if scores[doc] == 0 {
+				s.Docs = append(s.Docs, int32(doc))
+			}
+			scores[doc] += float32(idf * f * (ix.k1 + 1) / (f + norm))
+		}
+	}
+	for _, d := range s.Docs {
+		if v := scores[d]; v > s.Max {
+			s.Max = v
+		}
+	}
+	return s
+}
+
+// Top returns the k highest positive scores, best first, ties to the
+// lower document: the same hits as Top(s.Scores, k).
+func (s *Scored) Top(k int) []Hit {
+	if k <= 0 {
+		return nil
+	}
+	h := make(hitHeap, 0, k)
+	for _, d := range s.Docs {
+		hit := Hit{int(d), s.Scores[d]}
+		if hit.Score <= 0 {
+			continue
+		}
+		if len(h) < k {
+			heap.Push(&h, hit)
+		} else if worse(h[0], hit) {
+			h[0] = hit
+			heap.Fix(&h, 0)
+		}
+	}
+	out := make([]Hit, len(h))
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&h).(Hit)
+	}
+	return out
+}
+
+// worse reports whether a ranks below b: a lower score, or the same score
+// and a higher document.
+func worse(a, b Hit) bool {
+	if a.Score != b.Score {
+		return a.Score < b.Score
+	}
+	return a.Doc > b.Doc
+}
+
+// Release hands back what Score returned; the caller must not use it
+// afterwards. It clears only the documents scored. It is safe for
+// concurrent use and does nothing on a nil Index or Scored.
+func (ix *Index) Release(s *Scored) {
+	if ix == nil || s == nil || len(s.Scores) != ix.docs {
+		return
+	}
+	if len(s.Docs) > ix.docs/8 {
+		clear(s.Scores)
+	} else {
+		for _, d := range s.Docs {
+			s.Scores[d] = 0
+		}
+	}
+	s.Docs, s.Max = s.Docs[:0], 0
+	ix.scored.Put(s)
 }
 
 // Knows reports whether some document holds term (a Tokenize term).

@@ -168,7 +168,7 @@ func (q *question) edges(returned map[int32]bool, truncated *bool) []Edge {
 		}
 		for _, e := range g.Out(m.note) {
 			ed := g.Edge(e)
-			if !listed[e] && returned[ed.Target] && q.p.types[q.r.edgeType[e]] {
+			if !listed[e] && returned[ed.Target] && q.walks(e) {
 				listed[e] = true
 				rest = append(rest, e)
 			}

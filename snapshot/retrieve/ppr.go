@@ -89,7 +89,7 @@ func (q *question) pagerank(nodes []int32, nseeds int) []float64 {
 		for _, e := range g.Out(u) {
 			ed := g.Edge(e)
 			j, ok := idx[ed.Target]
-			if !ok || j == i || !q.p.types[q.r.edgeType[e]] {
+			if !ok || j == i || !q.walks(e) {
 				continue
 			}
 			adj[i] = append(adj[i], j)
@@ -99,7 +99,7 @@ func (q *question) pagerank(nodes []int32, nseeds int) []float64 {
 	restart := make([]float64, len(nodes))
 	total := 0.0
 	for i := range nseeds {
-		restart[i] = max(q.memberOf[nodes[i]].score, 1e-9)
+		restart[i] = max(q.memberOf(nodes[i]).score, 1e-9)
 		total += restart[i]
 	}
 	for i := range nseeds {

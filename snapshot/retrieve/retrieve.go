@@ -52,9 +52,13 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (*Result, error) 
 	if len(vecs) != 1 {
 		return nil, fmt.Errorf("embed question: the embedder returned %d vectors for one text", len(vecs))
 	}
-	q := &question{r: r, p: p, vec: vecs[0], fit: map[int32]float64{}, best: map[int32]int32{}}
+	q := &question{r: r, p: p, vec: vecs[0], walkable: r.typeSet(p.types)}
+	q.typedOnly = q.defaultTypes()
+	q.s = r.scratch.get(len(r.chunks), r.graph.Len())
+	q.s.next()
+	defer r.scratch.put(q.s)
 	q.lexicalScores()
-	defer r.lexical.Recycle(q.lex)
+	defer r.lexical.Release(q.scored)
 	if err := q.seed(); err != nil {
 		return nil, err
 	}
@@ -81,18 +85,24 @@ type question struct {
 	p     params
 	vec   []float32
 	terms []string
-	// lex holds the BM25 score of every chunk, lexMax the best.
+	// walkable says by type number (Retriever.typeNames) whether the
+	// request walks edges of that type.
+	walkable []bool
+	// typedOnly is defaultTypes().
+	typedOnly bool
+	// scored holds the BM25 scores of the chunks, lex every chunk's and
+	// lexMax the best.
+	scored *bm25.Scored
 	lex    []float32
 	lexMax float32
-	// fit caches chunk fits, best the best chunk of a note (-1: none).
-	fit  map[int32]float64
-	best map[int32]int32
+	// s holds the memos of chunk fits and best chunks, and which notes
+	// are members.
+	s *scratch
 
 	// chunkRRF is the fused score of chunks found by either list.
 	chunkRRF map[int32]float64
 	// members are the notes reached, in order: seeds first.
 	members  []*member
-	memberOf map[int32]*member
 	edgeHits []edgeHit
 	pending  int
 }
@@ -121,16 +131,26 @@ func (q *question) lexicalScores() {
 		return
 	}
 	q.terms = bm25.Tokenize(q.p.question)
-	q.lex = q.r.lexical.Scores(q.terms)
-	for _, s := range q.lex {
-		q.lexMax = max(q.lexMax, s)
-	}
+	q.scored = q.r.lexical.Score(q.terms)
+	q.lex, q.lexMax = q.scored.Scores, q.scored.Max
 }
+
+// memberOf returns the member of note n, nil when n is not one.
+func (q *question) memberOf(n int32) *member {
+	if q.s.memberAt[n] != q.s.gen {
+		return nil
+	}
+	return q.members[q.s.member[n]]
+}
+
+// walks reports whether the request walks edge e.
+func (q *question) walks(e int32) bool { return q.walkable[q.r.edgeType[e]] }
 
 // chunkFit is how well chunk c fits the question (see Chunk.Score).
 func (q *question) chunkFit(c int32) float64 {
-	if f, ok := q.fit[c]; ok {
-		return f
+	s := q.s
+	if s.fitAt[c] == s.gen {
+		return s.fit[c]
 	}
 	var f float64
 	if v, ok := q.r.chunkSimilarity(c, q.vec); ok {
@@ -139,14 +159,16 @@ func (q *question) chunkFit(c int32) float64 {
 	if q.lexMax > 0 {
 		f += lexicalWeight * float64(q.lex[c]/q.lexMax)
 	}
-	q.fit[c] = f
+	s.fitAt[c], s.fit[c] = s.gen, f
 	return f
 }
 
 // bestChunk returns the note's best fitting chunk and its fit; -1 for a
 // note without chunks.
 func (q *question) bestChunk(n int32) (int32, float64) {
-	if c, ok := q.best[n]; ok {
+	s := q.s
+	if s.bestAt[n] == s.gen {
+		c := s.best[n]
 		if c < 0 {
 			return -1, 0
 		}
@@ -156,7 +178,7 @@ func (q *question) bestChunk(n int32) (int32, float64) {
 	// The chunks' vectors are rows spread over the file: start loading
 	// them all before the first similarity waits on one.
 	for _, c := range q.r.chunksOf[n] {
-		if _, ok := q.fit[c]; !ok {
+		if s.fitAt[c] != s.gen {
 			q.r.prefetchChunk(c)
 		}
 	}
@@ -165,7 +187,7 @@ func (q *question) bestChunk(n int32) (int32, float64) {
 			best, bestFit = c, f
 		}
 	}
-	q.best[n] = best
+	s.bestAt[n], s.best[n] = s.gen, best
 	return best, bestFit
 }
 
@@ -193,7 +215,7 @@ func (q *question) seed() error {
 	}
 	var lexChunks []int32
 	if r.lexical != nil {
-		for _, h := range bm25.Top(q.lex, nc) {
+		for _, h := range q.scored.Top(nc) {
 			lexChunks = append(lexChunks, int32(h.Doc))
 		}
 	}
@@ -224,7 +246,6 @@ func (q *question) seed() error {
 		}
 		return cmp.Compare(a, b)
 	})
-	q.memberOf = map[int32]*member{}
 	for _, n := range ranked[:min(p.k, len(ranked))] {
 		q.add(&member{note: n, role: RoleHit, via: -1, score: noteScore[n]})
 	}
@@ -236,7 +257,7 @@ func (q *question) seed() error {
 		q.edgeHits = append(q.edgeHits, h)
 		ed := r.graph.Edge(h.edge)
 		for _, n := range []int32{ed.Source, ed.Target} {
-			if q.memberOf[n] == nil {
+			if q.memberOf(n) == nil {
 				// On the scale of the fused note scores, by the edge's rank.
 				q.add(&member{note: n, role: RoleHit, via: -1, score: 1 / float64(rrfK+i+1)})
 			}
@@ -261,7 +282,7 @@ func (q *question) seedEdges() ([]edgeHit, error) {
 	seen := map[int32]bool{}
 	collect := func(row int, score float32) {
 		for _, e := range r.rowEdges[row] {
-			if len(hits) < p.k && !seen[e] && p.types[r.edgeType[e]] {
+			if len(hits) < p.k && !seen[e] && q.walks(e) {
 				seen[e] = true
 				hits = append(hits, edgeHit{edge: e, score: float64(score)})
 			}
@@ -280,8 +301,8 @@ func (q *question) seedEdges() ([]edgeHit, error) {
 		return hits, nil
 	}
 	rows := r.typedRows
-	if !q.defaultTypes() {
-		rows = r.rowsOfTypes(p.types)
+	if !q.typedOnly {
+		rows = r.rowsOfTypes(q.walkable)
 	}
 	exact, err := r.edgeVecs.Search(q.vec, p.k, rows)
 	if err != nil {
@@ -295,6 +316,7 @@ func (q *question) seedEdges() ([]edgeHit, error) {
 }
 
 // defaultTypes reports whether the walkable types are the typed edges'.
+// Retrieve keeps the answer in typedOnly.
 func (q *question) defaultTypes() bool {
 	typed := q.r.graph.TypedEdgeTypes()
 	if len(q.p.types) != len(typed) {
@@ -309,11 +331,11 @@ func (q *question) defaultTypes() bool {
 }
 
 // rowsOfTypes returns the distinct rows of the edges of the given types.
-func (r *Retriever) rowsOfTypes(types map[string]bool) []int {
+func (r *Retriever) rowsOfTypes(walkable []bool) []int {
 	var rows []int
 	seen := map[int32]bool{}
 	for e, t := range r.edgeType {
-		if row := r.edgeRow[e]; row >= 0 && types[t] && !seen[row] {
+		if row := r.edgeRow[e]; row >= 0 && walkable[t] && !seen[row] {
 			seen[row] = true
 			rows = append(rows, int(row))
 		}
@@ -336,8 +358,8 @@ func (q *question) setSeedRel() {
 }
 
 func (q *question) add(m *member) {
+	q.s.memberAt[m.note], q.s.member[m.note] = q.s.gen, int32(len(q.members))
 	q.members = append(q.members, m)
-	q.memberOf[m.note] = m
 }
 
 // candidate is a neighbour of a note being expanded.
@@ -353,36 +375,52 @@ type candidate struct {
 // they are first ranked by their edge's sentence alone and only the best
 // maxScored have their chunks scored.
 func (q *question) candidates(u int32) []candidate {
-	g := q.r.graph
-	byNote := map[int32]int{}
+	g, s := q.r.graph, q.s
+	s.nextCandidates()
 	var out []candidate
-	scanned := 0
 	consider := func(e, v int32) {
-		scanned++
-		if q.memberOf[v] != nil || !q.p.types[q.r.edgeType[e]] {
+		if q.memberOf(v) != nil {
 			return
 		}
 		score := q.edgeFit(e)
-		if i, ok := byNote[v]; ok {
-			if score > out[i].score {
+		if s.candAt[v] == s.candGen {
+			if i := s.cand[v]; score > out[i].score {
 				out[i] = candidate{v, e, score}
 			}
 			return
 		}
-		byNote[v] = len(out)
+		s.candAt[v], s.cand[v] = s.candGen, int32(len(out))
 		out = append(out, candidate{v, e, score})
 	}
-	for _, e := range g.Out(u) {
-		if scanned >= maxScan {
-			break
+	if q.typedOnly {
+		// The note's walkable edges, listed once for every request that
+		// walks the typed edges: most of a hub's are plain links.
+		for _, a := range q.r.typedAdj.of(u) {
+			if a.pos >= maxScan {
+				break
+			}
+			consider(a.edge, a.other)
 		}
-		consider(e, g.Edge(e).Target)
-	}
-	for _, e := range g.In(u) {
-		if scanned >= maxScan {
-			break
+	} else {
+		scanned := 0
+		for _, e := range g.Out(u) {
+			if scanned >= maxScan {
+				break
+			}
+			scanned++
+			if q.walks(e) {
+				consider(e, g.Edge(e).Target)
+			}
 		}
-		consider(e, g.Edge(e).Source)
+		for _, e := range g.In(u) {
+			if scanned >= maxScan {
+				break
+			}
+			scanned++
+			if q.walks(e) {
+				consider(e, g.Edge(e).Source)
+			}
+		}
 	}
 	if len(out) > maxScored {
 		sortCandidates(out)
@@ -415,13 +453,13 @@ func (q *question) walk(ctx context.Context) {
 			if ctx.Err() != nil {
 				return
 			}
-			parent := q.memberOf[u]
+			parent := q.memberOf(u)
 			kept := 0
 			for _, c := range q.candidates(u) {
 				if kept == q.p.perNode || c.score <= 0 {
 					break
 				}
-				if q.memberOf[c.note] != nil {
+				if q.memberOf(c.note) != nil {
 					continue
 				}
 				q.add(&member{note: c.note, role: RoleNeighbor, hops: hops, via: c.edge, score: c.score,

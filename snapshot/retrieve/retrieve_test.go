@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/linkgraph"
 	"github.com/vaultgraph/vaultgraph/snapshot/retrieve"
 )
 
@@ -229,4 +232,47 @@ func fingerprint(res *retrieve.Result) string {
 		b.WriteString(e.ID + "|")
 	}
 	return b.String()
+}
+
+// TestTypedWalkEqualsNamedTypes: a request naming the typed edges' types
+// (and one no edge has) walks the same edges as one naming none, which
+// takes the adjacency of typed edges listed once per snapshot; so the
+// answers are the same, at every depth and with either ranking.
+func TestTypedWalkEqualsNamedTypes(t *testing.T) {
+	r := demoRetriever(t)
+	s, err := snapshot.Open(r.SnapshotDir(), snapshot.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := linkgraph.Load(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := append(slices.Clone(g.TypedEdgeTypes()), "no_edge_has_this_type")
+	if len(named) < 3 {
+		t.Fatalf("the demo vault has typed edges of %d types", len(named)-1)
+	}
+	ctx := context.Background()
+	for _, q := range []string{"Who funds Ranking, and how much?", "Who leads Search?", "Why is Atlas paused?", "What does the crawler depend on?"} {
+		for _, rank := range []string{retrieve.RankDistance, retrieve.RankPPR} {
+			for depth := range retrieve.MaxDepth + 1 {
+				req := retrieve.Request{Question: q, Rank: rank, Depth: retrieve.Depth(depth), PerNodeCap: 2}
+				want, err := r.Retrieve(ctx, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Types = named
+				got, err := r.Retrieve(ctx, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want.ElapsedMS, got.ElapsedMS = 0, 0
+				w, _ := json.Marshal(want)
+				h, _ := json.Marshal(got)
+				if string(w) != string(h) {
+					t.Errorf("%q rank %s depth %d: with the types named\n%s\nwithout\n%s", q, rank, depth, h, w)
+				}
+			}
+		}
+	}
 }

@@ -50,12 +50,21 @@ type Retriever struct {
 	chunksOf [][]int32 // per note index: its chunks in order
 	edgeID   map[string]int32
 	edgeRow  []int32 // per edge: row in edgeVecs, -1 when pending
-	// edgeType is every edge's type in lower case; rowEdges lists the
-	// edges of each row of edgeVecs (edges with equal sentences share
-	// one); typedRows are the rows of typed edges, sorted.
-	edgeType  []string
+	// typeNames are the edge types in lower case, edgeType every edge's
+	// number in typeNames; rowEdges lists the edges of each row of
+	// edgeVecs (edges with equal sentences share one); typedRows are the
+	// rows of typed edges, sorted.
+	typeNames []string
+	edgeType  []int32
 	rowEdges  [][]int32
 	typedRows []int
+	// typedAdj lists each note's edges of the walkable types of a request
+	// that names none (the typed edges' types, in lower case), in the
+	// order candidates examines edges: leaving the note, then arriving.
+	typedAdj adjacency
+	// scratch holds the per-question state that is as large as the
+	// vault, handed back by finished questions.
+	scratch scratchPool
 
 	chunkVecs, edgeVecs *vectors.File
 	closers             []func() error
@@ -167,14 +176,26 @@ func (r *Retriever) indexEdges() {
 	g := r.graph
 	r.edgeID = make(map[string]int32, g.EdgeCount())
 	r.edgeRow = make([]int32, g.EdgeCount())
-	r.edgeType = make([]string, g.EdgeCount())
+	r.edgeType = make([]int32, g.EdgeCount())
 	r.rowEdges = make([][]int32, r.edgeVecs.Len())
+	typeOf := map[string]int32{} // by type as written
+	number := map[string]int32{} // by type in lower case
 	typed := map[int]bool{}
 	vs := r.snap.Manifest.Vectors
 	for e := range int32(g.EdgeCount()) {
 		ed := g.Edge(e)
 		r.edgeID[ed.ID] = e
-		r.edgeType[e] = strings.ToLower(ed.Type)
+		t, ok := typeOf[ed.Type]
+		if !ok {
+			lt := strings.ToLower(ed.Type)
+			if t, ok = number[lt]; !ok {
+				t = int32(len(r.typeNames))
+				number[lt] = t
+				r.typeNames = append(r.typeNames, lt)
+			}
+			typeOf[ed.Type] = t
+		}
+		r.edgeType[e] = t
 		r.edgeRow[e] = -1
 		// An edge of a type without vectors (plain links) has none to
 		// find: hashing its sentence was most of opening a retriever.
@@ -190,6 +211,60 @@ func (r *Retriever) indexEdges() {
 		}
 	}
 	slices.Sort(r.typedRows)
+	walkable := make([]bool, len(r.typeNames))
+	for _, t := range g.TypedEdgeTypes() {
+		if n, ok := number[strings.ToLower(t)]; ok {
+			walkable[n] = true
+		}
+	}
+	r.typedAdj = r.adjacencyOf(walkable)
+}
+
+// typeSet returns, by type number, whether the request's types hold it.
+func (r *Retriever) typeSet(types map[string]bool) []bool {
+	set := make([]bool, len(r.typeNames))
+	for i, t := range r.typeNames {
+		set[i] = types[t]
+	}
+	return set
+}
+
+// adjacency is a compressed list of the walkable edges of each note: the
+// items of note i are items[start[i]:start[i+1]].
+type adjacency struct {
+	start []int32
+	items []adjEdge
+}
+
+// adjEdge is an edge of a note's adjacency: the edge, its other end and
+// its place among all the note's edges, leaving ones first.
+type adjEdge struct {
+	edge, other, pos int32
+}
+
+func (a *adjacency) of(n int32) []adjEdge { return a.items[a.start[n]:a.start[n+1]] }
+
+// adjacencyOf lists, for every note, its edges whose type walkable holds.
+func (r *Retriever) adjacencyOf(walkable []bool) adjacency {
+	g := r.graph
+	a := adjacency{start: make([]int32, g.Len()+1)}
+	for u := range int32(g.Len()) {
+		pos := int32(0)
+		for _, e := range g.Out(u) {
+			if walkable[r.edgeType[e]] {
+				a.items = append(a.items, adjEdge{e, g.Edge(e).Target, pos})
+			}
+			pos++
+		}
+		for _, e := range g.In(u) {
+			if walkable[r.edgeType[e]] {
+				a.items = append(a.items, adjEdge{e, g.Edge(e).Source, pos})
+			}
+			pos++
+		}
+		a.start[u+1] = int32(len(a.items))
+	}
+	return a
 }
 
 // openBM25 takes the lexical index from the search index, which read it
