@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -266,6 +267,11 @@ func (t *translator) binary(e *Binary, sc *scope) (Expr, kind) {
 	r, rk := t.expr(e.R, sc)
 	out := &Binary{P: e.P, Op: e.Op, L: l, R: r}
 	k := scalar("BOOL")
+	if comparisonOps[e.Op] && !isNull(l) && !isNull(r) {
+		if neverEqual(l, lk, r, rk) {
+			return incomparable(e, l, r), k
+		}
+	}
 	switch e.Op {
 	case "+", "-", "*", "/", "%", "^":
 		k = unknownKind
@@ -276,6 +282,84 @@ func (t *translator) binary(e *Binary, sc *scope) (Expr, kind) {
 		}
 	}
 	return foldBinary(out), k
+}
+
+// family names the kinds of values that compare with each other: two
+// values of different families are never equal and have no order. ""
+// when k does not say.
+func family(k kind) string {
+	switch k.tag {
+	case kList:
+		return "list"
+	case kMap:
+		return "map"
+	case kScalar:
+		switch k.typ {
+		case "STRING":
+			return "string"
+		case "BOOL", "BOOLEAN":
+			return "boolean"
+		case "INT64", "INT32", "INT16", "INT8", "UINT64", "UINT32", "UINT16", "UINT8", "INT128", "SERIAL", "DOUBLE", "FLOAT":
+			return "number"
+		case "DATE", "TIMESTAMP":
+			return "temporal"
+		}
+	}
+	return ""
+}
+
+// neverEqual reports whether values l and r, of kinds lk and rk, are of
+// families that never compare (a list and a string, a string and a
+// number) where Kuzu would fail instead of answering: it casts one side
+// to the other's type, and a string that is not a number does not
+// convert. A string literal that converts is left to Kuzu
+// (n.budget = '1200000' keeps working), and so is every comparison of a
+// date with a string (p.started = '2022-01-10').
+func neverEqual(l Expr, lk kind, r Expr, rk kind) bool {
+	lf, rf := family(lk), family(rk)
+	if lf == "" || rf == "" || lf == rf || lf == "temporal" || rf == "temporal" {
+		return false
+	}
+	if lf == "list" || lf == "map" || rf == "list" || rf == "map" {
+		return true
+	}
+	if rf == "string" {
+		l, r, lf, rf = r, l, rf, lf
+	}
+	if lf != "string" {
+		return true // a number and a boolean
+	}
+	lit, ok := l.(*Literal)
+	if !ok || lit.Kind != LitString {
+		return true
+	}
+	switch rf {
+	case "number":
+		_, err := strconv.ParseFloat(strings.TrimSpace(lit.Str), 64)
+		return err != nil
+	case "boolean":
+		_, err := strconv.ParseBool(strings.TrimSpace(lit.Str))
+		return err != nil
+	}
+	return true
+}
+
+// incomparable is a comparison of values of two families, as openCypher
+// answers it: = is false, <> true, an order null; and null wherever either
+// side is null. (Kuzu would cast one side to the other's type and fail
+// on the first value that does not convert.)
+func incomparable(e *Binary, l, r Expr) Expr {
+	var then Expr = nullLit(e.P)
+	switch e.Op {
+	case "=":
+		then = &Literal{P: e.P, Kind: LitBool, Bool: false}
+	case "<>":
+		then = &Literal{P: e.P, Kind: LitBool, Bool: true}
+	default:
+		return nullLit(e.P)
+	}
+	either := &Binary{P: e.P, Op: "OR", L: &IsNull{P: e.P, X: l}, R: &IsNull{P: e.P, X: r}}
+	return &Case{P: e.P, Whens: []When{{Cond: either, Then: nullLit(e.P)}}, Else: then}
 }
 
 // foldBinary applies openCypher's null rules to operators on the null

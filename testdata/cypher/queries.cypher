@@ -85,6 +85,13 @@ MATCH (a:Person)-[c:contributes]->(p:Project) RETURN a.title AS person, p.title 
 // == map_projection_all_null
 MATCH (a:Person {title: 'Alice'}) OPTIONAL MATCH (a)-[:funds]->(b:Spaceship) RETURN a.title AS title, b {.*} AS b
 
+// == compare_across_types
+MATCH (n:Project) RETURN n.title AS t, n.title = 3 AS a, n.title <> 3 AS b, n.title < 3 AS c, n.budget = 'lots' AS d, n.active = 1 AS e, n.budget = '1200000' AS f, n.started = '2022-01-10' AS g, n.priority = 'high' AS h ORDER BY t
+
+// == compare_list_parameter_with_string
+// params: {"names": ["Atlas", "Search"]}
+MATCH (n) WHERE n.title = $names OR n.title IN $names RETURN n.title AS t, n.title = $names AS same, n.title <> $names AS differs ORDER BY t
+
 // == typed_properties
 MATCH (p:Project) RETURN p.title, p.started, p.budget, p.ndcg_at_10, p.active, p.priority ORDER BY p.started
 
