@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"io"
 	"os"
+	"slices"
 
 	"golang.org/x/sync/errgroup"
 
@@ -56,7 +57,7 @@ func readOne(f vaultFile, maxBytes int64) readFile {
 	defer fh.Close()
 	// Read at most one byte past the limit: the file may have grown since
 	// the walk saw its size.
-	content, err := io.ReadAll(io.LimitReader(fh, maxBytes+1))
+	content, err := readAtMost(fh, f.Size, maxBytes+1)
 	if err != nil {
 		return fail(format.WarnUnreadable, err.Error())
 	}
@@ -71,4 +72,31 @@ func readOne(f vaultFile, maxBytes int64) readFile {
 	sum := sha256.Sum256(content)
 	r.Content, r.SHA256, r.Size = content, hex.EncodeToString(sum[:]), int64(len(content))
 	return r
+}
+
+// readAtMost reads r to its end, or to limit bytes, into a buffer sized
+// for the size the walk saw plus one byte (the end of the file, or that it
+// grew, shows at the next read): most notes take one read and no copying,
+// where io.ReadAll starts at 512 bytes and grows.
+func readAtMost(r io.Reader, size, limit int64) ([]byte, error) {
+	size = max(0, min(size, limit-1))
+	b := make([]byte, 0, size+1)
+	for int64(len(b)) < limit {
+		if len(b) == cap(b) {
+			b = slices.Grow(b, 1)
+		}
+		end := int64(cap(b))
+		if end > limit {
+			end = limit
+		}
+		n, err := r.Read(b[len(b):end])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	return b, nil
 }

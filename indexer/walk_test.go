@@ -3,11 +3,13 @@ package indexer
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -219,5 +221,32 @@ func TestRunSkipsNamesThatAreNotUTF8(t *testing.T) {
 	}
 	if want := []string{"bad\uFFFD.md", "dir\uFFFD"}; !cmp.Equal(got, want) {
 		t.Errorf("invalid-name warnings for %q, want %q", got, want)
+	}
+}
+
+// TestReadAtMostWhateverTheWalkSaw: a note is read whole (up to the limit)
+// whether the size the walk saw is right, too small (it grew since), too
+// large (it shrank) or zero, and from a reader that returns a byte at a time.
+func TestReadAtMostWhateverTheWalkSaw(t *testing.T) {
+	text := strings.Repeat("0123456789", 100)
+	for _, size := range []int64{0, 1, 999, 1000, 1001, 5000} {
+		for _, limit := range []int64{1, 10, 1000, 1001, 2000} {
+			want := text
+			if int64(len(want)) > limit {
+				want = want[:limit]
+			}
+			for name, r := range map[string]func() io.Reader{
+				"whole":    func() io.Reader { return strings.NewReader(text) },
+				"one byte": func() io.Reader { return iotest.OneByteReader(strings.NewReader(text)) },
+			} {
+				got, err := readAtMost(r(), size, limit)
+				if err != nil || string(got) != want {
+					t.Errorf("%s, size %d, limit %d: read %d bytes (%v), want %d", name, size, limit, len(got), err, len(want))
+				}
+			}
+		}
+	}
+	if _, err := readAtMost(iotest.ErrReader(io.ErrUnexpectedEOF), 10, 100); err != io.ErrUnexpectedEOF {
+		t.Errorf("a failing reader: err = %v", err)
 	}
 }
