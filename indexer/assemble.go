@@ -128,7 +128,7 @@ func parseNote(f readFile, opts Options) noteRows {
 
 // resolve turns links into edges and stubs and writes each edge's sentence.
 func (t *tables) resolve() {
-	var noteLinks []format.Link
+	noteLinks := make([]format.Link, 0, len(t.links))
 	for _, l := range t.links {
 		if !format.IsCodeID(l.Target) {
 			noteLinks = append(noteLinks, l)

@@ -18,6 +18,11 @@ type graph struct {
 // edgeKey identifies the edges that share an ordinal sequence.
 type edgeKey struct{ source, typ, target string }
 
+// edgeSeq is an ordinal sequence: the next edge's ordinal, and the plain
+// edge that the sequence's body links merge into (its index in the edges
+// plus one; 0 before the first).
+type edgeSeq struct{ next, merged int }
+
 // buildGraph resolves links (in note order, then written order) into edges.
 // Plain links and embeds from one note to one target merge into a single
 // edge with a count; typed edges stay one per occurrence, numbered by their
@@ -28,8 +33,7 @@ func buildGraph(links []format.Link, r *resolver) graph {
 	// of resolving a 10,000-note vault's links.
 	g := graph{edges: make([]format.Edge, 0, len(links))}
 	stubByKey := make(map[string]string)
-	ordinal := make(map[edgeKey]int, len(links))
-	merged := make(map[edgeKey]int, len(links)) // plain edge -> index in g.edges
+	seqs := make(map[edgeKey]edgeSeq, len(links))
 	pinned := make(map[string]string)
 	for _, l := range links {
 		target, ok := r.resolve(l)
@@ -45,17 +49,19 @@ func buildGraph(links []format.Link, r *resolver) graph {
 			}
 		}
 		key := edgeKey{l.Source, l.Type, target}
+		seq := seqs[key]
 		if l.Origin == format.OriginBody {
-			if i, ok := merged[key]; ok {
-				e := &g.edges[i]
+			if seq.merged > 0 {
+				e := &g.edges[seq.merged-1]
 				e.Count++
 				e.Anchors = appendDistinct(e.Anchors, l.Anchor)
 				continue
 			}
-			merged[key] = len(g.edges)
+			seq.merged = len(g.edges) + 1
 		}
-		n := ordinal[key]
-		ordinal[key] = n + 1
+		n := seq.next
+		seq.next++
+		seqs[key] = seq
 		e := format.Edge{
 			ID:         format.EdgeID(l.Source, l.Type, target, n),
 			Source:     l.Source,

@@ -25,6 +25,12 @@ func TestBuildGraph(t *testing.T) {
 		{Source: "C.md", Kind: format.KindWikilink, Type: format.TypeLinksTo, Origin: format.OriginBody, Target: "Missing Idea", Line: 3, Sign: 1},
 		{Source: "B.md", Kind: format.KindWikilink, Type: format.TypeLinksTo, Origin: format.OriginBody, Target: "missing idea", Line: 3, Sign: 1},
 		{Source: "B.md", Kind: format.KindWikilink, Type: "works_at", Origin: format.OriginFrontmatter, Target: "Acme", Line: 2, Sign: 1},
+		// A field link and body links of one type to one target: the
+		// field's edge takes ordinal 0, the body links merge into one
+		// edge with the next.
+		{Source: "B.md", Kind: format.KindWikilink, Type: format.TypeLinksTo, Origin: format.OriginField, Target: "C", Line: 4, Sign: 1},
+		{Source: "B.md", Kind: format.KindWikilink, Type: format.TypeLinksTo, Origin: format.OriginBody, Target: "C", Line: 5, Sign: 1},
+		{Source: "B.md", Kind: format.KindWikilink, Type: format.TypeLinksTo, Origin: format.OriginBody, Target: "c", Line: 6, Sign: 1},
 	}
 	g := buildGraph(links, newResolver(notes))
 	want := []format.Edge{
@@ -38,6 +44,8 @@ func TestBuildGraph(t *testing.T) {
 		{ID: "C.md#links_to#Missing Idea#0", Source: "C.md", Target: "Missing Idea", Type: "links_to", Sign: 1, Count: 1, Origin: "body", Line: 3, Unresolved: true},
 		{ID: "B.md#links_to#Missing Idea#0", Source: "B.md", Target: "Missing Idea", Type: "links_to", Sign: 1, Count: 1, Origin: "body", Line: 3, Unresolved: true},
 		{ID: "B.md#works_at#Acme#0", Source: "B.md", Target: "Acme", Type: "works_at", Sign: 1, Count: 1, Origin: "frontmatter", Line: 2, Unresolved: true},
+		{ID: "B.md#links_to#C.md#0", Source: "B.md", Target: "C.md", Type: "links_to", Sign: 1, Count: 1, Origin: "field", Line: 4},
+		{ID: "B.md#links_to#C.md#1", Source: "B.md", Target: "C.md", Type: "links_to", Sign: 1, Count: 2, Origin: "body", Line: 5},
 	}
 	if diff := cmp.Diff(want, g.edges); diff != "" {
 		t.Errorf("edges (-want +got):\n%s", diff)
