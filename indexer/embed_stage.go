@@ -448,9 +448,12 @@ func (s *EmbedStage) writeTarget(ctx context.Context, b *Build, t *embedTarget, 
 		}
 	}
 	st.Vectors = len(kept)
-	for _, h := range t.hashes {
-		if _, ok := slices.BinarySearchFunc(kept, h, func(a, b vectors.Hash) int { return slices.Compare(a[:], b[:]) }); !ok {
-			st.Pending++
+	// rows holds every hash once: when all are kept, none is pending.
+	if len(kept) < len(rows) {
+		for _, h := range t.hashes {
+			if _, ok := slices.BinarySearchFunc(kept, h, func(a, b vectors.Hash) int { return slices.Compare(a[:], b[:]) }); !ok {
+				st.Pending++
+			}
 		}
 	}
 	if shared, err := share(b, t, kept, fp, dims); err != nil || shared {
