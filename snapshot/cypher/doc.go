@@ -141,8 +141,12 @@
 //   - A SKIP after ORDER BY (in WITH or RETURN) must be a whole number, a
 //     parameter holding one, or arithmetic on them, and at most
 //     MaxOrderedSkip(keys) (8,191 with one sort key): Kuzu ends the process
-//     when such a SKIP passes the sorted rows' last 256 KiB block. Larger
-//     ones are refused (KindUnsupported, a 400); page by the sort key.
+//     when such a SKIP passes the sorted rows' last 256 KiB block. In the
+//     final RETURN of a query of one part a larger one is taken off the
+//     query (its LIMIT raised by it) and the caller drops that many rows
+//     (Translation.SkipRows); elsewhere (WITH, a part of a UNION, a LIMIT
+//     that is not a number) it is refused (KindUnsupported, a 400): page
+//     by the sort key.
 //
 // # Differences from openCypher
 //

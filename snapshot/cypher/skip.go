@@ -33,17 +33,42 @@ func MaxOrderedSkip(keys int) int64 {
 	return int64(sortBlockBytes/(sortRowBytes+sortKeyBytes*keys)) - 1
 }
 
-// checkOrderedSkip refuses, after an ORDER BY, a SKIP that is not a whole
+// checkOrderedSkip checks the SKIP of a projection with ORDER BY: a whole
 // number the translator can work out (a literal, a parameter, or
-// arithmetic on them) or that is larger than MaxOrderedSkip.
-func (t *translator) checkOrderedSkip(skip Expr, keys int, p Pos) {
-	n, ok := constInt(skip)
+// arithmetic on them) up to MaxOrderedSkip. A larger one in the final
+// RETURN of a query of one part is taken off the query for the caller to
+// drop (a LIMIT is raised by it); anywhere else it is refused.
+func (t *translator) checkOrderedSkip(out *Projection, p Pos) {
+	n, ok := constInt(out.Skip)
 	if !ok {
 		t.fail(KindUnsupported, p, "SKIP after ORDER BY must be a whole number, a parameter holding one, or arithmetic on them")
 	}
-	if max := MaxOrderedSkip(keys); n > max {
-		t.fail(KindUnsupported, p, "SKIP %d after ORDER BY with %d sort key(s) is more than %d, the most the engine can skip safely; page by the sort key instead (WHERE n.title > $last ORDER BY n.title LIMIT ...)", n, keys, max)
+	keys := len(out.Order)
+	max := MaxOrderedSkip(keys)
+	if n <= max {
+		return
 	}
+	if t.skipInCaller {
+		if out.Limit == nil {
+			t.skipRows, out.Skip = n, nil
+			return
+		}
+		if l, ok := constInt(out.Limit); ok && l >= 0 {
+			t.skipRows, out.Skip = n, nil
+			out.Limit = intLit(saturatingAdd(l, n))
+			return
+		}
+	}
+	t.fail(KindUnsupported, p, "SKIP %d after ORDER BY with %d sort key(s) is more than %d, the most the engine can skip safely before the final RETURN; page by the sort key instead (WHERE n.title > $last ORDER BY n.title LIMIT ...)", n, keys, max)
+}
+
+// saturatingAdd is a+b for a, b >= 0, or math.MaxInt64 when that is
+// larger.
+func saturatingAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // constInt evaluates e if it is an integer literal (or a float one with an

@@ -53,6 +53,11 @@ type Translation struct {
 	// answers simple shapes from it without the engine) and must not
 	// change it.
 	Tree *Query
+	// SkipRows is how many of the engine's first rows the caller drops:
+	// the SKIP of a final RETURN after ORDER BY larger than the engine
+	// skips safely (see MaxOrderedSkip), which Query then reads as a
+	// LIMIT raised by SkipRows and no SKIP.
+	SkipRows int64
 }
 
 // Translate rewrites q, written in vault names, into a query on the
@@ -101,6 +106,12 @@ type translator struct {
 	optional bool
 	// kinds are the column kinds of the last RETURN translated.
 	kinds []string
+	// skipInCaller is set while the final RETURN of a query of one part
+	// is translated: a SKIP there too large for the engine goes to
+	// skipRows, which the caller drops (Translation.SkipRows).
+	skipInCaller bool
+	skipRows     int64
+	parts        int
 }
 
 // fail aborts the translation; run recovers the *Error.
@@ -119,6 +130,7 @@ func (t *translator) run(q *Query) (tr *Translation, err error) {
 		}
 	}()
 	out := &Query{UnionAll: q.UnionAll}
+	t.parts = len(q.Parts)
 	var columns []string
 	for i, part := range q.Parts {
 		capRows := t.opts.MaxRows > 0 && (len(q.Parts) == 1 || allTrue(q.UnionAll))
@@ -137,7 +149,7 @@ func (t *translator) run(q *Query) (tr *Translation, err error) {
 	if strings.ContainsRune(text, 0) {
 		return nil, &Error{Kind: KindUnsupported, Message: "the query contains a NUL character, which the engine cannot take"}
 	}
-	tr = &Translation{Query: text, Columns: columns, Tree: out}
+	tr = &Translation{Query: text, Columns: columns, Tree: out, SkipRows: t.skipRows}
 	if len(t.kinds) == len(columns) {
 		tr.Kinds = t.kinds
 	}
@@ -215,7 +227,9 @@ func (t *translator) singleQuery(sq *SingleQuery, capRows bool) (*SingleQuery, [
 			sc = next
 			out.Clauses = append(out.Clauses, w)
 		case *Return:
+			t.skipInCaller = t.parts == 1
 			proj, _, cols := t.projection(c.Proj, sc, true)
+			t.skipInCaller = false
 			if capRows {
 				t.capRows(proj)
 			}
@@ -240,7 +254,7 @@ func (t *translator) singleQuery(sq *SingleQuery, capRows bool) (*SingleQuery, [
 
 // capRows lowers the final LIMIT to MaxRows+1.
 func (t *translator) capRows(p *Projection) {
-	limit := int64(t.opts.MaxRows) + 1
+	limit := saturatingAdd(int64(t.opts.MaxRows)+1, t.skipRows)
 	if l, ok := p.Limit.(*Literal); ok && l.Kind == LitInt && l.Int <= limit {
 		return
 	}
@@ -384,12 +398,12 @@ func (t *translator) projection(p *Projection, sc *scope, final bool) (*Projecti
 	}
 	if p.Skip != nil {
 		out.Skip, _ = t.expr(p.Skip, sc)
-		if len(out.Order) > 0 {
-			t.checkOrderedSkip(out.Skip, len(out.Order), PosOf(p.Skip))
-		}
 	}
 	if p.Limit != nil {
 		out.Limit, _ = t.expr(p.Limit, sc)
+	}
+	if out.Skip != nil && len(out.Order) > 0 {
+		t.checkOrderedSkip(out, PosOf(p.Skip))
 	}
 	return out, next, cols
 }

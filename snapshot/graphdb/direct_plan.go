@@ -89,7 +89,8 @@ type directOrder struct {
 // query is not of a shape the copy answers.
 func planDirect(tr *cypher.Translation, g *directGraph, noteTable string) (*directPlan, bool) {
 	q := tr.Tree
-	if q == nil || len(q.Parts) != 1 {
+	if q == nil || len(q.Parts) != 1 || tr.SkipRows > 0 {
+		// (The engine's rows are cut by SkipRows; the copy leaves it.)
 		return nil, false
 	}
 	cl := q.Parts[0].Clauses

@@ -163,6 +163,14 @@ func (db *DB) read(qr *kuzu.QueryResult, tr *cypher.Translation, maxRows int) (*
 	}
 	c := &converter{names: db.names}
 	types := make([][]string, len(names))
+	for skipped := int64(0); skipped < tr.SkipRows && qr.HasNext(); skipped++ {
+		// The SKIP the engine could not take (cypher.Translation.SkipRows).
+		t, err := qr.Next()
+		if err != nil {
+			return nil, db.engineError(err, "")
+		}
+		t.Close()
+	}
 	for qr.HasNext() {
 		if len(res.Rows) == maxRows {
 			res.Truncated = true
