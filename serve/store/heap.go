@@ -105,6 +105,15 @@ func (h *heapTuner) settle() {
 }
 
 func (h *heapTuner) settleLocked() {
+	// One collection does not free everything a load leaves: what
+	// sync.Pools hold (the table reader's buffers) moves to their victim
+	// caches, which only the next collection frees, and what is allocated
+	// while it marks (the work that follows a swap) counts as live until
+	// the next one. Collect before FreeOSMemory's collection, so that the
+	// limit follows the snapshots' live heap: at 10,000 notes the one
+	// collection measured 199 MB live where there were 141, and the limit
+	// came out 87 MB higher than it should.
+	runtime.GC()
 	debug.FreeOSMemory()
 	if h.loading > 0 || userLimit() {
 		return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"runtime/debug"
+	"sync"
 	"testing"
 )
 
@@ -73,4 +74,26 @@ func TestTuneHeap(t *testing.T) {
 			t.Errorf("memory limit %d after close with GOMEMLIMIT set, want %d", got, mine)
 		}
 	})
+}
+
+// pooled is a buffer pool like the table reader's, which a load fills.
+var pooled sync.Pool
+
+// TestSettleIgnoresPooledBuffers: the limit a settled heap gets follows
+// what is live, not the buffers a load left in sync.Pools (which survive
+// one collection in the pools' victim caches).
+func TestSettleIgnoresPooledBuffers(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	const size = 256 << 20
+	put := func() {
+		buf := make([]byte, size)
+		pooled.Put(&buf)
+	}
+	put()
+	tuner.settle()
+	limit := debug.SetMemoryLimit(-1)
+	if want := liveHeapBytes() + 2*HeapHeadroom; uint64(limit) >= size || uint64(limit) > want+64<<20 {
+		t.Errorf("memory limit %d MiB after settling with a pooled %d MiB buffer; live heap %d MiB", limit>>20, size>>20, liveHeapBytes()>>20)
+	}
 }

@@ -2,10 +2,8 @@ package retrieve
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -88,9 +86,8 @@ type chunkRow struct {
 	TextSHA256 string `parquet:"text_sha256"`
 }
 
-// New builds a Retriever over src. It memory-maps the snapshot's vector
-// files a second time (the pages are shared with the search index) and
-// reads its BM25 index; a snapshot without one is answered without lexical
+// New builds a Retriever over src. It reads the vector files and the BM25
+// index the search index opened; a snapshot without one is answered without lexical
 // seeds, and every result says so. It fails when the embedder is not the
 // one the vectors came from (wrapping embed.ErrModelMismatch) and when the
 // BM25 index or a vector file does not belong to the snapshot's chunks.
@@ -127,28 +124,15 @@ func New(src Sources) (_ *Retriever, err error) {
 			rows[i] = format.Chunk{ID: c.ID, Note: c.Note, Heading: c.Heading, Start: c.Start, End: c.End, Line: c.Line, Text: text, TextSHA256: c.TextSHA256}
 		}
 	}
-	if r.chunkVecs, err = r.openVectors(format.ChunkVectorsFile); err != nil {
-		return nil, err
-	}
-	if r.edgeVecs, err = r.openVectors(format.EdgeVectorsFile); err != nil {
-		return nil, err
-	}
+	// The search index mapped the vector files and checked them against
+	// the manifest's embedder: map them once (a second map held their
+	// pages twice in the server's resident memory, and their residual
+	// planes twice on its heap).
+	r.chunkVecs, r.edgeVecs = src.Search.ChunkVectors(), src.Search.EdgeVectors()
 	r.indexChunks(rows)
 	r.indexEdges()
 	r.openBM25()
 	return r, nil
-}
-
-func (r *Retriever) openVectors(name string) (*vectors.File, error) {
-	f, err := vectors.OpenFile(filepath.Join(r.snap.Dir, name))
-	if err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w", r.snap.ID, err)
-	}
-	r.closers = append(r.closers, f.Close)
-	if fp := f.Fingerprint(); hex.EncodeToString(fp[:]) != r.snap.Manifest.Embedder.Fingerprint {
-		return nil, fmt.Errorf("snapshot %s: %s holds vectors of another embedder than the manifest names", r.snap.ID, name)
-	}
-	return f, nil
 }
 
 func (r *Retriever) indexChunks(rows []format.Chunk) {
@@ -278,7 +262,8 @@ func (r *Retriever) openBM25() {
 	r.lexical = r.search.BM25()
 }
 
-// Close unmaps the vector files New mapped. It does not close the Sources.
+// Close releases what the Retriever owns (the Sources of Open). It does
+// not close the Sources given to New.
 // It must not be called while a Retrieve runs.
 func (r *Retriever) Close() error {
 	var errs []error

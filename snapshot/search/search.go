@@ -410,7 +410,7 @@ func (ix *Index) searchEdges(q Query, vec []float32) ([]EdgeHit, bool, error) {
 	types := labelSet(q.EdgeTypes)
 	filtered := labels != nil || types != nil
 	keep := func(it int32) bool {
-		e := ix.edge[it]
+		e := &ix.edge[it]
 		if types != nil && !types[strings.ToLower(e.Type)] {
 			return false
 		}
@@ -425,7 +425,7 @@ func (ix *Index) searchEdges(q Query, vec []float32) ([]EdgeHit, bool, error) {
 		for _, h := range hits {
 			for _, it := range ix.edges.items(h.Row) {
 				if keep(it) && len(out) < q.K {
-					e := ix.edge[it]
+					e := &ix.edge[it]
 					out = append(out, EdgeHit{ID: e.ID, Source: e.Source, Target: e.Target, Type: e.Type, Sentence: e.Sentence, Score: h.Score,
 						Citation: EdgeCitation{Path: e.Source, Heading: e.Heading, Line: int(e.Line)}})
 				}

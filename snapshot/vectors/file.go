@@ -80,10 +80,15 @@ func OpenFile(path string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open vectors: %w", err)
 	}
-	vf, err := DecodeFile(b)
+	vf, packed, err := decodeFile(b)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("%s: %w", filepath.Base(path), err), unmap(b))
 	}
+	// The packed residuals were read once, to unpack them: their pages
+	// need not stay in the process's resident memory (10 MB at 10,000
+	// notes). The map stays whole; they would be read again from the
+	// page cache if touched.
+	dropPages(packed)
 	vf.mapped = b
 	return vf, nil
 }
@@ -91,28 +96,35 @@ func OpenFile(path string) (*File, error) {
 // DecodeFile checks b against the vector file layout and returns a File
 // whose rows alias b (or a copy of the scales when b is not 4-byte aligned).
 func DecodeFile(b []byte) (*File, error) {
+	vf, _, err := decodeFile(b)
+	return vf, err
+}
+
+// decodeFile is DecodeFile, which also returns the part of b holding the
+// packed residual plane it unpacked (nil when they are used in place).
+func decodeFile(b []byte) (_ *File, packed []byte, _ error) {
 	if len(b) < fileHeaderSize {
-		return nil, fmt.Errorf("%w: %d bytes is shorter than the header", ErrCorrupt, len(b))
+		return nil, nil, fmt.Errorf("%w: %d bytes is shorter than the header", ErrCorrupt, len(b))
 	}
 	if string(b[:8]) != fileMagic {
-		return nil, fmt.Errorf("%w: bad magic", ErrCorrupt)
+		return nil, nil, fmt.Errorf("%w: bad magic", ErrCorrupt)
 	}
 	version := binary.LittleEndian.Uint32(b[8:])
 	if version != fileVersion && version != byteFineLayout {
-		return nil, fmt.Errorf("%w: layout version %d, this build reads %d and %d", ErrCorrupt, version, byteFineLayout, fileVersion)
+		return nil, nil, fmt.Errorf("%w: layout version %d, this build reads %d and %d", ErrCorrupt, version, byteFineLayout, fileVersion)
 	}
 	dims := uint64(binary.LittleEndian.Uint32(b[12:]))
 	count := binary.LittleEndian.Uint64(b[16:])
 	if dims > MaxDims || (dims == 0 && count != 0) {
-		return nil, fmt.Errorf("%w: %d dimensions", ErrCorrupt, dims)
+		return nil, nil, fmt.Errorf("%w: %d dimensions", ErrCorrupt, dims)
 	}
 	cl := uint64(codeLen(int(dims)))
 	if got := uint64(binary.LittleEndian.Uint32(b[56:])); got != cl {
-		return nil, fmt.Errorf("%w: code length %d for %d dimensions, want %d", ErrCorrupt, got, dims, cl)
+		return nil, nil, fmt.Errorf("%w: code length %d for %d dimensions, want %d", ErrCorrupt, got, dims, cl)
 	}
 	// Bound count before multiplying so that the size cannot overflow.
 	if count > uint64(len(b))/hashSize {
-		return nil, fmt.Errorf("%w: %d rows cannot fit in %d bytes", ErrCorrupt, count, len(b))
+		return nil, nil, fmt.Errorf("%w: %d rows cannot fit in %d bytes", ErrCorrupt, count, len(b))
 	}
 	scalesOff, codesOff := fileSections(int(count))
 	fineLen := uint64(packedFineLen(int(cl)))
@@ -121,31 +133,31 @@ func DecodeFile(b []byte) (*File, error) {
 	}
 	want := uint64(codesOff) + count*(cl+fineLen)
 	if uint64(len(b)) != want {
-		return nil, fmt.Errorf("%w: %d bytes, the header implies %d", ErrCorrupt, len(b), want)
+		return nil, nil, fmt.Errorf("%w: %d bytes, the header implies %d", ErrCorrupt, len(b), want)
 	}
 	vf := &File{dims: int(dims), count: int(count), codeLen: int(cl)}
 	copy(vf.fingerprint[:], b[24:56])
 	vf.hashes = b[fileHeaderSize : fileHeaderSize+int(count)*hashSize]
 	for i := 1; i < vf.count; i++ {
 		if bytes.Compare(vf.hashes[(i-1)*hashSize:i*hashSize], vf.hashes[i*hashSize:(i+1)*hashSize]) >= 0 {
-			return nil, fmt.Errorf("%w: text hashes not strictly ascending at row %d", ErrCorrupt, i)
+			return nil, nil, fmt.Errorf("%w: text hashes not strictly ascending at row %d", ErrCorrupt, i)
 		}
 	}
 	vf.scales = asFloat32s(b[scalesOff : scalesOff+4*int(count)])
 	for i, s := range vf.scales {
 		if !(s >= 0 && s <= math.MaxFloat32) {
-			return nil, fmt.Errorf("%w: row %d has codes of scale %g", ErrCorrupt, i, s)
+			return nil, nil, fmt.Errorf("%w: row %d has codes of scale %g", ErrCorrupt, i, s)
 		}
 	}
 	vf.codes = b[codesOff : codesOff+int(count*cl)]
 	vf.fine = b[codesOff+int(count*cl):]
 	if version != byteFineLayout {
 		// The kernels read a byte per residual: unpack them once.
-		packed := vf.fine
+		packed = vf.fine
 		vf.fine = make([]byte, count*cl)
 		unpackFine(vf.fine, packed)
 	}
-	return vf, nil
+	return vf, packed, nil
 }
 
 // byteFineLayout is the vector file layout before format.VectorFileLayout
