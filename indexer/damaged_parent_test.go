@@ -5,12 +5,14 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/indexer/vaultgen"
 	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/vectors"
 )
 
 // damage flips one byte in the middle of path, in place (as a bad disk
@@ -149,6 +151,59 @@ func TestADamagedParentVectorFileIsNotShared(t *testing.T) {
 	for _, name := range []string{format.EdgeVectorsFile, format.EdgeHNSWFile} {
 		if sameInode(t, filepath.Join(s1.Dir, name), filepath.Join(s2.Dir, name)) {
 			t.Errorf("%s: the damaged parent's file was shared", name)
+		}
+	}
+}
+
+// TestADamagedParentVectorFileIsNotReused damages the parent's chunk
+// vectors, then indexes an edit: every vector of the new snapshot is the
+// one a fresh build of the same vault has, none carried from the damaged
+// file, and the parent's damaged graph is not updated either.
+func TestADamagedParentVectorFileIsNotReused(t *testing.T) {
+	vault := writeVault(t, embedVault)
+	data := t.TempDir()
+	st := stageFor(t, "lexical", nil, false)
+	s1 := openSnap(t, mustRunStage(t, vault, data, st).Dir)
+	for _, name := range []string{format.ChunkVectorsFile, format.ChunkHNSWFile} {
+		f, err := os.OpenFile(filepath.Join(s1.Dir, name), os.O_RDWR, 0)
+		must(t, err)
+		fi, err := f.Stat()
+		must(t, err)
+		// Every byte of the second half flipped: values, not only one.
+		b := make([]byte, fi.Size()-fi.Size()/2)
+		_, err = f.ReadAt(b, fi.Size()/2)
+		must(t, err)
+		for i := range b {
+			b[i] ^= 0x5a
+		}
+		_, err = f.WriteAt(b, fi.Size()/2)
+		must(t, err)
+		f.Close()
+	}
+
+	bob := filepath.Join(vault, "People/Bob.md")
+	must(t, os.WriteFile(bob, []byte(strings.Replace(embedVault["People/Bob.md"], "long walks in the hills", "sailing on the lake", 1)), 0o644))
+	s2 := openSnap(t, mustRunStage(t, vault, data, st).Dir)
+	assertVerifies(t, s2.Dir)
+	fresh := openSnap(t, mustRunStage(t, vault, t.TempDir(), st).Dir)
+
+	got, err := vectors.OpenFile(filepath.Join(s2.Dir, format.ChunkVectorsFile))
+	must(t, err)
+	defer got.Close()
+	want, err := vectors.OpenFile(filepath.Join(fresh.Dir, format.ChunkVectorsFile))
+	must(t, err)
+	defer want.Close()
+	if got.Len() != want.Len() || got.Len() == 0 {
+		t.Fatalf("%d chunk vectors after the edit, %d in a fresh build", got.Len(), want.Len())
+	}
+	for i := 0; i < want.Len(); i++ {
+		j, ok := got.Find(want.HashAt(i))
+		if !ok {
+			t.Errorf("row %d of the fresh build is missing after the edit", i)
+			continue
+		}
+		if a, b := got.Vector(j, nil), want.Vector(i, nil); !slices.Equal(a, b) {
+			t.Errorf("row %d: the vector after the edit differs from a fresh build's", i)
 		}
 	}
 }

@@ -254,11 +254,18 @@ func (s *EmbedStage) targets(b *Build) ([]*embedTarget, error) {
 }
 
 // openParent opens the parent's vector files for reuse. A parent file that
-// cannot be read costs re-embedding, not the run.
+// cannot be read, or whose xxh64 differs from its manifest's (its values
+// would be copied into a file that verifies), costs re-embedding, not the
+// run; a damaged graph file costs building the graph afresh.
 func (s *EmbedStage) openParent(b *Build, targets []*embedTarget) {
 	for _, t := range targets {
 		if t.vectorsFile == format.CodeVectorsFile && b.Parent.Manifest.Vectors.Code == nil {
 			continue // the parent has no code vectors: nothing to reuse, nothing wrong
+		}
+		check := snapshot.OpenOptions{VerifyFast: true}
+		if err := b.Parent.CheckFiles(check, t.vectorsFile); err != nil {
+			b.Log.Warn("the parent snapshot's vectors are damaged; embedding those texts again", "target", t.name, "err", err)
+			continue
 		}
 		f, err := vectors.OpenFile(filepath.Join(b.Parent.Dir, t.vectorsFile))
 		if err != nil {
@@ -267,6 +274,12 @@ func (s *EmbedStage) openParent(b *Build, targets []*embedTarget) {
 		}
 		t.parent = f
 		if b.Parent.Manifest.Vectors.HNSW == s.params().Manifest() {
+			if _, listed := b.Parent.Manifest.Files[t.graphFile]; listed {
+				if err := b.Parent.CheckFiles(check, t.graphFile); err != nil {
+					b.Log.Warn("the parent snapshot's vector graph is damaged; building it afresh", "target", t.name, "err", err)
+					continue
+				}
+			}
 			t.parentGraph = filepath.Join(b.Parent.Dir, t.graphFile)
 		}
 	}
