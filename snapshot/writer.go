@@ -1,15 +1,19 @@
 package snapshot
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/cespare/xxhash/v2"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+
+	"github.com/cespare/xxhash/v2"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/vaultgraph/vaultgraph/format"
 )
@@ -177,10 +181,18 @@ func (w *Writer) Abort() error {
 // sealFiles fsyncs every regular file and directory under root and returns
 // their sizes and sha256 sums keyed by slash-separated relative path. A
 // file in linked that is still the published file it links to is taken
-// from that snapshot's record, unread.
+// from that snapshot's record, unread. Files are hashed and fsynced by
+// sealWorkers goroutines at once: a snapshot has a hundred files or more
+// (the tables' segments), and one fsync after the other waited on the disk
+// for each (their hashing is CPU, the waits are not).
 func sealFiles(root string, linked map[string]linkedFile) (map[string]format.FileInfo, error) {
 	files := make(map[string]format.FileInfo)
 	var dirs []string
+	type toSeal struct {
+		rel, path string
+		size      int64
+	}
+	var seal []toSeal
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -204,15 +216,32 @@ func sealFiles(root string, linked map[string]linkedFile) (map[string]format.Fil
 			files[rel] = l.info
 			return nil
 		}
-		info, err := hashAndSync(p)
-		if err != nil {
-			return err
+		var size int64
+		if fi, err := d.Info(); err == nil {
+			size = fi.Size()
 		}
-		files[rel] = info
+		seal = append(seal, toSeal{rel, p, size})
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	// The largest first, so that no worker is left with one at the end.
+	slices.SortFunc(seal, func(a, b toSeal) int { return cmp.Compare(b.size, a.size) })
+	infos := make([]format.FileInfo, len(seal))
+	var g errgroup.Group
+	g.SetLimit(sealWorkers)
+	for i, f := range seal {
+		g.Go(func() (err error) {
+			infos[i], err = hashAndSync(f.path)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for i, f := range seal {
+		files[f.rel] = infos[i]
 	}
 	for _, d := range dirs {
 		if err := syncDir(d); err != nil {
@@ -221,6 +250,9 @@ func sealFiles(root string, linked map[string]linkedFile) (map[string]format.Fil
 	}
 	return files, nil
 }
+
+// sealWorkers is how many files sealFiles hashes and fsyncs at once.
+const sealWorkers = 4
 
 // sameFile reports whether a and b are one file of the given size.
 func sameFile(a, b string, size int64) bool {

@@ -14,6 +14,8 @@ import (
 var benchBuildFile = flag.String("vectors.build", "",
 	"vector file of a snapshot for BenchmarkBuildFile, e.g. DATA/snapshots/ID/vectors-chunks.f32")
 
+var benchBuildGraph = flag.String("vectors.graph", "", "BenchmarkBuildFile writes the graph it built to this file (to compare two builds byte for byte)")
+
 var benchBuildWorkers = flag.Int("vectors.workers", 0, "workers of BenchmarkBuildFile's builds (default GOMAXPROCS)")
 
 // BenchmarkBuildFile builds the graph over a snapshot's vector file, as the
@@ -50,6 +52,11 @@ func BenchmarkBuildFile(b *testing.B) {
 		cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
 		b.ReportMetric(wall.Seconds(), "build-s")
 		b.ReportMetric(cpu.Seconds(), "build-cpu-s")
+		if *benchBuildGraph != "" {
+			if err := g.WriteFile(*benchBuildGraph); err != nil {
+				b.Fatal(err)
+			}
+		}
 		found, total := 0, 0
 		var v []float32
 		for i := 0; i < f.Len(); i += max(1, f.Len()/300) {
