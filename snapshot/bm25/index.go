@@ -29,6 +29,7 @@ type Index struct {
 	k1, b           float64
 	digest          [32]byte
 	lengths         []uint32
+	norms           []float64 // norm of each document's length
 	termOff         []uint32
 	postOff         []uint64
 	df              []uint32
@@ -122,6 +123,10 @@ func Decode(data []byte) (*Index, error) {
 	}
 	if ix.docs > 0 {
 		ix.avgLen = float64(ix.total) / float64(ix.docs)
+	}
+	ix.norms = make([]float64, ix.docs)
+	for d, n := range ix.lengths {
+		ix.norms[d] = ix.norm(n)
 	}
 	return ix, nil
 }
@@ -259,6 +264,12 @@ func (ix *Index) idf(t int) float64 {
 	return math.Log(1 + (float64(ix.docs)-n+0.5)/(n+0.5))
 }
 
+// norm is the length normalisation of a document of n terms in BM25's
+// denominator.
+func (ix *Index) norm(n uint32) float64 {
+	return ix.k1 * (1 - ix.b + ix.b*float64(n)/ix.avgLen)
+}
+
 // Scores returns the BM25 score of every document for the query terms
 // (Tokenize's output; duplicates count once), indexed by document. Terms
 // the index does not know add nothing. The slice is the caller's; a caller
@@ -295,8 +306,7 @@ func (ix *Index) Scores(terms []string) []float32 {
 			}
 			doc += v >> 1
 			f := float64(tf)
-			norm := ix.k1 * (1 - ix.b + ix.b*float64(ix.lengths[doc])/ix.avgLen)
-			scores[doc] += float32(idf * f * (ix.k1 + 1) / (f + norm))
+			scores[doc] += float32(idf * f * (ix.k1 + 1) / (f + ix.norm(ix.lengths[doc])))
 		}
 	}
 	return scores
@@ -350,7 +360,7 @@ func (ix *Index) Score(terms []string) *Scored {
 			}
 			doc += v >> 1
 			f := float64(tf)
-			norm := ix.k1 * (1 - ix.b + ix.b*float64(ix.lengths[doc])/ix.avgLen)
+			norm := ix.norms[doc]
 			// A term's score is positive (idf > 0 as no term is in more
 			// documents than there are), so a 0 is a document not yet seen.
 			if scores[doc] == 0 {

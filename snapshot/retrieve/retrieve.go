@@ -177,11 +177,7 @@ func (q *question) bestChunk(n int32) (int32, float64) {
 	best, bestFit := int32(-1), 0.0
 	// The chunks' vectors are rows spread over the file: start loading
 	// them all before the first similarity waits on one.
-	for _, c := range q.r.chunksOf[n] {
-		if s.fitAt[c] != s.gen {
-			q.r.prefetchChunk(c)
-		}
-	}
+	q.prefetchNote(n)
 	for _, c := range q.r.chunksOf[n] {
 		if f := q.chunkFit(c); best < 0 || f > bestFit {
 			best, bestFit = c, f
@@ -395,9 +391,16 @@ func (q *question) candidates(u int32) []candidate {
 	if q.typedOnly {
 		// The note's walkable edges, listed once for every request that
 		// walks the typed edges: most of a hub's are plain links.
-		for _, a := range q.r.typedAdj.of(u) {
+		adj := q.r.typedAdj.of(u)
+		for i := range min(prefetchAhead, len(adj)) {
+			q.r.prefetchEdge(adj[i].edge)
+		}
+		for i, a := range adj {
 			if a.pos >= maxScan {
 				break
+			}
+			if j := i + prefetchAhead; j < len(adj) {
+				q.r.prefetchEdge(adj[j].edge)
 			}
 			consider(a.edge, a.other)
 		}
@@ -426,12 +429,39 @@ func (q *question) candidates(u int32) []candidate {
 		sortCandidates(out)
 		out = out[:maxScored]
 	}
+	// The chunks' vectors are rows spread over the file: load those of
+	// the candidates a few ahead while scoring one, so that the waits on
+	// memory overlap.
+	for i := range min(prefetchAhead, len(out)) {
+		q.prefetchNote(out[i].note)
+	}
 	for i := range out {
+		if j := i + prefetchAhead; j < len(out) {
+			q.prefetchNote(out[j].note)
+		}
 		_, fit := q.bestChunk(out[i].note)
 		out[i].score = max(out[i].score, fit)
 	}
 	sortCandidates(out)
 	return out
+}
+
+// prefetchAhead is how many candidates ahead candidates loads chunk
+// vectors.
+const prefetchAhead = 4
+
+// prefetchNote starts loading the vectors of note n's chunks whose fit is
+// not known yet.
+func (q *question) prefetchNote(n int32) {
+	s := q.s
+	if s.bestAt[n] == s.gen {
+		return
+	}
+	for _, c := range q.r.chunksOf[n] {
+		if s.fitAt[c] != s.gen {
+			q.r.prefetchChunk(c)
+		}
+	}
 }
 
 func sortCandidates(c []candidate) {

@@ -296,6 +296,13 @@ func (r *Retriever) prefetchChunk(c int32) {
 	}
 }
 
+// prefetchEdge is prefetchChunk for edge e.
+func (r *Retriever) prefetchEdge(e int32) {
+	if row := r.edgeRow[e]; row >= 0 && r.edgeVecs != nil {
+		r.edgeVecs.Prefetch(int(row))
+	}
+}
+
 // edgeSimilarity is chunkSimilarity for edge e.
 func (r *Retriever) edgeSimilarity(e int32, q []float32) (float32, bool) {
 	if row := r.edgeRow[e]; row >= 0 && len(q) == r.edgeVecs.Dims() {
