@@ -31,6 +31,21 @@ type tables struct {
 	unresolvedCode int
 	parsed         int
 	reused         int
+	// asParent[i] is set when t.notes[i] is the parent's row as it was
+	// (reused, with the size and time the parent recorded); parentSegs
+	// are the parent's notes segments (reuse.segs). Together they let
+	// writeSegments take a segment's key from the parent instead of
+	// hashing its rows (keysFromParent).
+	asParent   []bool
+	parentSegs []priorSegment
+}
+
+// priorSegment is one of the parent's notes segments: its index and the
+// id and stub flag of each of its rows, in order.
+type priorSegment struct {
+	index int
+	ids   []string
+	stubs []bool
 }
 
 // noteRows are the rows one note yields on its own.
@@ -39,6 +54,9 @@ type noteRows struct {
 	links    []format.Link
 	chunks   []format.Chunk
 	warnings []format.Warning
+	// asParent: these are the parent's rows as they were, the note's size
+	// and modification time included (reuse.rows).
+	asParent bool
 }
 
 // assemble parses the notes that changed, reuses the rows of the others,
@@ -86,13 +104,17 @@ func assemble(ctx context.Context, read []readFile, prev *reuse, opts Options) (
 	if toParse > 0 {
 		opts.Log.Info("parsed notes", "parsed", toParse, "reused", len(files)-toParse, "elapsed", time.Since(start).Round(time.Millisecond))
 	}
-	t := &tables{}
+	t := &tables{asParent: make([]bool, len(rows))}
+	if prev != nil {
+		t.parentSegs = prev.segs
+	}
 	for i, r := range rows {
 		if reused[i] {
 			t.reused++
 		} else {
 			t.parsed++
 		}
+		t.asParent[i] = r.asParent
 		t.notes = append(t.notes, r.note)
 		t.links = append(t.links, r.links...)
 		t.chunks = append(t.chunks, r.chunks...)
@@ -161,6 +183,9 @@ type reuse struct {
 	links    map[string][]format.Link
 	chunks   map[string][]format.Chunk
 	warnings map[string][]format.Warning
+	// segs are the parent's notes segments, when the manifest lists them
+	// and they add up to the table read.
+	segs []priorSegment
 }
 
 // noteMeta is format.Note without Content; chunkMeta is format.Chunk without
@@ -231,6 +256,7 @@ func reusable(ctx context.Context, parent *snapshot.Snapshot, opts Options) *reu
 		chunks:   make(map[string][]format.Chunk, len(notes)),
 		warnings: make(map[string][]format.Warning),
 	}
+	r.segs = parentSegments(parent, notes)
 	for _, n := range notes {
 		if !n.Stub {
 			r.notes[n.ID] = format.Note{ID: n.ID, Path: n.Path, Title: n.Title, Folder: n.Folder, Labels: n.Labels,
@@ -274,5 +300,29 @@ func (r *reuse) rows(f readFile) (noteRows, bool) {
 		c.Text = n.Content[c.Start:c.End]
 		chunks[i] = c
 	}
-	return noteRows{note: n, links: r.links[f.Path], chunks: chunks, warnings: r.warnings[f.Path]}, true
+	same := sig.Size == f.Size && sig.Modified.Equal(f.Modified)
+	return noteRows{note: n, links: r.links[f.Path], chunks: chunks, warnings: r.warnings[f.Path], asParent: same}, true
+}
+
+// parentSegments cuts the parent's notes rows into its notes segments, or
+// returns nil when the manifest's segments do not add up to the rows.
+func parentSegments(parent *snapshot.Snapshot, notes []noteMeta) []priorSegment {
+	segs := parent.Manifest.Tables[format.NotesTable]
+	out := make([]priorSegment, len(segs))
+	start := 0
+	for i, seg := range segs {
+		if seg.Rows < 0 || start+seg.Rows > len(notes) {
+			return nil
+		}
+		p := priorSegment{index: i, ids: make([]string, seg.Rows), stubs: make([]bool, seg.Rows)}
+		for k, n := range notes[start : start+seg.Rows] {
+			p.ids[k], p.stubs[k] = n.ID, n.Stub
+		}
+		out[i] = p
+		start += seg.Rows
+	}
+	if start != len(notes) {
+		return nil
+	}
+	return out
 }

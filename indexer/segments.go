@@ -86,20 +86,58 @@ func writeSegments(w *snapshot.Writer, parent *snapshot.Snapshot, t *tables, log
 	var mu sync.Mutex // w's links
 	g := errgroup.Group{}
 	g.SetLimit(runtime.GOMAXPROCS(0))
+	start := 0
 	for i := range s.notes {
-		g.Go(func() error { return writeSegment(w, parent, log, &mu, format.NotesTable, i, s.notes[i], out) })
-		g.Go(func() error { return writeSegment(w, parent, log, &mu, format.LinksTable, i, s.links[i], out) })
-		g.Go(func() error { return writeSegment(w, parent, log, &mu, format.EdgesTable, i, s.edges[i], out) })
-		g.Go(func() error { return writeSegment(w, parent, log, &mu, format.ChunksTable, i, s.chunks[i], out) })
+		j := parentOf(t, start, s.notes[i])
+		start += len(s.notes[i])
+		g.Go(func() error { return writeSegment(w, parent, log, &mu, format.NotesTable, i, j, s.notes[i], out) })
+		g.Go(func() error { return writeSegment(w, parent, log, &mu, format.LinksTable, i, j, s.links[i], out) })
+		g.Go(func() error { return writeSegment(w, parent, log, &mu, format.EdgesTable, i, -1, s.edges[i], out) })
+		g.Go(func() error { return writeSegment(w, parent, log, &mu, format.ChunksTable, i, j, s.chunks[i], out) })
 	}
 	return out, g.Wait()
 }
 
+// parentOf returns the index of the parent's notes segment that holds
+// exactly the rows of notes (t.notes[start:], a segment of this run), or
+// -1. It holds them when it lists the same ids in the same order, each a
+// stub on both sides or a note whose rows are the parent's as they were
+// (tables.asParent): a stub's row is a function of its id. Then the
+// notes, links and chunks segments that hold those notes' rows are the
+// parent's segments j, row for row, and have their keys: they need not
+// be hashed. The edges are hashed whatever this says, since resolving
+// links across the vault may change them.
+func parentOf(t *tables, start int, notes []format.Note) int {
+	if len(notes) == 0 || len(t.parentSegs) == 0 {
+		return -1
+	}
+	for _, p := range t.parentSegs {
+		if len(p.ids) != len(notes) || p.ids[0] != notes[0].ID {
+			continue
+		}
+		for k, n := range notes {
+			asParent := start+k < len(t.asParent) && t.asParent[start+k]
+			if p.ids[k] != n.ID || p.stubs[k] != n.Stub || (!n.Stub && !asParent) {
+				return -1
+			}
+		}
+		return p.index
+	}
+	return -1
+}
+
 // writeSegment writes segment i of table, or links the parent's segment
 // with the same key, and records it in out[table][i] (its own element).
-func writeSegment[T any](w *snapshot.Writer, parent *snapshot.Snapshot, log *slog.Logger, mu *sync.Mutex, table string, i int,
+// When j >= 0 the rows are those of the parent's segment j of table
+// (parentOf), whose key they take if the parent lists one for as many rows.
+func writeSegment[T any](w *snapshot.Writer, parent *snapshot.Snapshot, log *slog.Logger, mu *sync.Mutex, table string, i, j int,
 	rows []T, out map[string][]format.TableSegment) error {
-	seg := format.TableSegment{File: format.SegmentFile(table, i), Rows: len(rows), Key: snapshot.SegmentKey(table, rows)}
+	seg := format.TableSegment{File: format.SegmentFile(table, i), Rows: len(rows)}
+	if from, ok := priorKey(parent, table, j, len(rows)); ok {
+		seg.Key = from
+	} else {
+		seg.Key = snapshot.SegmentKey(table, rows)
+	}
 	out[table][i] = seg
 	if from, ok := parentSegment(parent, table, seg.Key); ok {
 		mu.Lock()
@@ -116,6 +154,16 @@ func writeSegment[T any](w *snapshot.Writer, parent *snapshot.Snapshot, log *slo
 		}
 	}
 	return snapshot.WriteTable(filepath.Join(w.Dir(), seg.File), rows)
+}
+
+// priorKey returns the key of the parent's segment j of table when it
+// lists one for that many rows.
+func priorKey(parent *snapshot.Snapshot, table string, j, rows int) (string, bool) {
+	if parent == nil || j < 0 || j >= len(parent.Manifest.Tables[table]) {
+		return "", false
+	}
+	seg := parent.Manifest.Tables[table][j]
+	return seg.Key, seg.Rows == rows && seg.Key != ""
 }
 
 // parentSegment returns the file of the parent's segment of table whose

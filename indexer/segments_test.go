@@ -1,11 +1,13 @@
 package indexer
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/indexer/vaultgen"
@@ -109,4 +111,66 @@ func sameFile(t *testing.T, path string, parent *snapshot.Snapshot, key, table s
 		return os.SameFile(a, b)
 	}
 	return false
+}
+
+// TestSegmentKeysTakenFromTheParent: a segment whose notes are the
+// parent's, row for row, takes the parent's keys for its notes, links and
+// chunks instead of hashing them (parentOf). After every kind of change
+// (a note touched, so only its modification time differs; text appended;
+// a note renamed, which shifts the cuts and what links resolve to; a note
+// added that links to a new stub; a note removed) every segment of the
+// update has the key a full build of the same vault gives it, and the
+// rows are the full build's.
+func TestSegmentKeysTakenFromTheParent(t *testing.T) {
+	vault := t.TempDir()
+	if _, err := vaultgen.Generate(vault, vaultgen.Config{Notes: 1200, Seed: 5}); err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	must(t, filepath.WalkDir(vault, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+			paths = append(paths, p)
+		}
+		return err
+	}))
+	slices.Sort(paths)
+	data := t.TempDir()
+	run(t, vault, data)
+	later := time.Now().Add(time.Hour)
+	steps := []struct {
+		name   string
+		change func()
+	}{
+		// A note only touched publishes nothing: one is touched as
+		// another, far from it, is appended to.
+		{"touched and appended", func() {
+			must(t, os.Chtimes(paths[10], later, later))
+			f, err := os.OpenFile(paths[600], os.O_APPEND|os.O_WRONLY, 0)
+			must(t, err)
+			_, err = f.WriteString("\nOne more sentence.\n")
+			must(t, errors.Join(err, f.Close()))
+		}},
+		{"renamed", func() { must(t, os.Rename(paths[300], filepath.Join(filepath.Dir(paths[300]), "Renamed note.md"))) }},
+		{"added with a stub", func() {
+			must(t, os.WriteFile(filepath.Join(vault, "Added note.md"), []byte("Links to [[A note nobody wrote]] and [[Renamed note]].\n"), 0o644))
+		}},
+		{"removed", func() { must(t, os.Remove(paths[900])) }},
+	}
+	for _, step := range steps {
+		step.change()
+		res := run(t, vault, data)
+		if res.Unchanged {
+			t.Fatalf("%s: nothing published", step.name)
+		}
+		update := openSnap(t, res.Dir)
+		full := openSnap(t, run(t, vault, t.TempDir(), func(o *Options) { o.Full = true }).Dir)
+		assertSameTables(t, update, full)
+		for _, table := range format.SegmentedTables {
+			a, b := update.Manifest.Tables[table], full.Manifest.Tables[table]
+			if !slices.Equal(a, b) {
+				t.Errorf("%s: %s: the update's segments differ from a full build's:\n%v\n%v", step.name, table, a, b)
+
+			}
+		}
+	}
 }
