@@ -19,6 +19,11 @@ type Entry struct {
 	// Symbols are the symbols of a file that the question or the edges
 	// reached, best first.
 	Symbols []string `json:"symbols,omitempty"`
+	// Uses, on must_read entries, are what the file or its symbols call
+	// or import in their repository (symbols called first, best ranked
+	// first; at most UsesPerEntry), where the cause of a bug may be when
+	// it is not in the file itself. What must_read holds is left out.
+	Uses []string `json:"uses,omitempty"`
 	// Why lists the reasons it is here: the query terms it matched, and the
 	// edges that brought it ("imports code:app/api/app/cron.py").
 	Why   []string `json:"why"`

@@ -3,6 +3,7 @@ package codecontext
 import (
 	"context"
 	"fmt"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -210,11 +211,12 @@ type bucket struct {
 	order []int32
 	why   map[int32][]string
 	syms  map[int32][]string
+	uses  map[int32][]string
 	score map[int32]float64
 }
 
 func newBucket(ix *Index) *bucket {
-	return &bucket{ix: ix, why: map[int32][]string{}, syms: map[int32][]string{}, score: map[int32]float64{}}
+	return &bucket{ix: ix, why: map[int32][]string{}, syms: map[int32][]string{}, uses: map[int32][]string{}, score: map[int32]float64{}}
 }
 
 func (b *bucket) add(n int32, score float64, why ...string) {
@@ -247,7 +249,7 @@ func (b *bucket) entries(nodes []int32) []Entry {
 	out := make([]Entry, 0, len(nodes))
 	for _, n := range nodes {
 		nd := b.ix.nodes[n]
-		e := Entry{ID: nd.id, Path: nd.path, Repo: nd.repo, Symbols: b.syms[n], Why: b.why[n], Score: round(b.score[n])}
+		e := Entry{ID: nd.id, Path: nd.path, Repo: nd.repo, Symbols: b.syms[n], Uses: b.uses[n], Why: b.why[n], Score: round(b.score[n])}
 		if nd.kind == KindNote {
 			e.Title = nd.title
 		}
@@ -345,6 +347,7 @@ func (ix *Index) answer(seed map[int32]float64, seedWhy map[int32][]string, anch
 	}
 	for _, f := range mustRead {
 		read.syms[f] = symbolNames(f)
+		read.uses[f] = ix.uses(f, inRead, rank)
 	}
 	// may_change: code that depends on it.
 	change := newBucket(ix)
@@ -437,6 +440,71 @@ func (ix *Index) answer(seed map[int32]float64, seedWhy map[int32][]string, anch
 	}
 	return &Answer{Snapshot: ix.snapshot, MustRead: read.entries(mustRead), MayChange: change.entries(mayChange),
 		MustTest: test.entries(mustTest), Knowledge: know.entries(know.top(k)), Danger: orEmpty(dangerEntries), Notice: Notice}
+}
+
+// UsesPerEntry bounds Entry.Uses.
+const UsesPerEntry = 5
+
+// uses lists what file f or its symbols call or import in f's repository,
+// outside f and the files of skip: the symbols called in files f imports
+// (or, in Go, in its own package), best ranked first, then the other files
+// it imports; at most UsesPerEntry ids. A call is resolved by name alone,
+// so one into a file f does not import is left out: "Response" would name
+// any type of that name.
+func (ix *Index) uses(f int32, skip map[int32]bool, rank []float64) []string {
+	imports := map[int32]bool{}
+	for _, a := range ix.adj[f] {
+		if a.out && ix.edges[a.edge].Type == format.TypeImports && ix.nodes[a.to].kind == KindFile {
+			imports[a.to] = true
+		}
+	}
+	samePackage := func(g int32) bool {
+		pf, pg := ix.nodes[f].path, ix.nodes[g].path
+		return strings.HasSuffix(pf, ".go") && strings.HasSuffix(pg, ".go") && path.Dir(pf) == path.Dir(pg)
+	}
+	var called []int32
+	seen := map[int32]bool{}
+	for _, n := range append([]int32{f}, ix.symbols[f]...) {
+		for _, a := range ix.adj[n] {
+			g := ix.fileOf(a.to)
+			if !a.out || g < 0 || g == f || skip[g] || seen[a.to] || ix.edges[a.edge].Type != format.TypeCalls || !(imports[g] || samePackage(g)) {
+				continue
+			}
+			seen[a.to] = true
+			called = append(called, a.to)
+		}
+	}
+	byRank := func(ns []int32) []int32 {
+		sort.SliceStable(ns, func(i, j int) bool {
+			if rank[ns[i]] != rank[ns[j]] {
+				return rank[ns[i]] > rank[ns[j]]
+			}
+			return ix.nodes[ns[i]].id < ix.nodes[ns[j]].id
+		})
+		return ns
+	}
+	var out []string
+	viaSymbol := map[int32]bool{}
+	for _, n := range byRank(called) {
+		if len(out) == UsesPerEntry {
+			return out
+		}
+		viaSymbol[ix.fileOf(n)] = true
+		out = append(out, ix.nodes[n].id)
+	}
+	var files []int32
+	for g := range imports {
+		if !viaSymbol[g] && !skip[g] && g != f {
+			files = append(files, g)
+		}
+	}
+	for _, g := range byRank(files) {
+		if len(out) == UsesPerEntry {
+			break
+		}
+		out = append(out, ix.nodes[g].id)
+	}
+	return out
 }
 
 // dependsOn reports whether file f (or one of its symbols) imports or calls

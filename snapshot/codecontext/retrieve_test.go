@@ -495,3 +495,35 @@ func TestRepoKeepsTheCodeToOneRepository(t *testing.T) {
 		t.Errorf("unknown repo: %v", err)
 	}
 }
+
+// TestMustReadSaysWhatItUses: a must_read file's uses name what it calls
+// in the files it imports, outside must_read, checked by hand on the
+// fixture: podcast.py imports feed.py and calls fetch_articles; cron.py
+// imports podcast.py and lock.py, both in must_read, so it uses nothing
+// else.
+func TestMustReadSaysWhatItUses(t *testing.T) {
+	ix := podcast(t)
+	a, err := ix.Retrieve(context.Background(), codecontext.Request{Question: "the daily podcast is generating twice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uses := map[string][]string{}
+	for _, e := range a.MustRead {
+		uses[e.ID] = e.Uses
+	}
+	want := map[string][]string{
+		"code:app/api/app/cron.py":    nil,
+		"code:app/api/app/podcast.py": {"code:app/api/app/feed.py#fetch_articles"},
+		"code:app/api/app/lock.py":    nil,
+	}
+	if diff := cmp.Diff(want, uses); diff != "" {
+		t.Errorf("uses of must_read (-want +got):\n%s", diff)
+	}
+	for _, b := range [][]codecontext.Entry{a.MayChange, a.MustTest, a.Knowledge, a.Danger} {
+		for _, e := range b {
+			if len(e.Uses) > 0 {
+				t.Errorf("%s outside must_read has uses %v", e.ID, e.Uses)
+			}
+		}
+	}
+}
