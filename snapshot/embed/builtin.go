@@ -88,6 +88,7 @@ func (b *Builtin) Embed(ctx context.Context, _ Task, texts []string) ([][]float3
 // featurizer holds the scratch space of one embedding.
 type featurizer struct {
 	tok                   []rune
+	framed                []rune // the word being split into n-grams, framed by '<' and '>'
 	words, bigrams, grams []uint64
 	stops                 []uint64
 	group                 []float32
@@ -121,7 +122,7 @@ func (fz *featurizer) addGroup(out []float32, feats []uint64, w float32) {
 	c.count(feats)
 	for _, slot := range c.used {
 		h := c.keys[slot]
-		v := float32(1 + math.Log(float64(c.n[slot])))
+		v := logTF(c.n[slot])
 		if h&1 == 1 {
 			v = -v
 		}
@@ -134,6 +135,22 @@ func (fz *featurizer) addGroup(out []float32, feats []uint64, w float32) {
 		out[i] += w * x
 	}
 }
+
+// logTF is a feature's sublinear term frequency, 1 + ln n: from a table
+// for the counts almost every feature has, the same float32 as computed.
+func logTF(n uint32) float32 {
+	if n < uint32(len(logTFs)) {
+		return logTFs[n]
+	}
+	return float32(1 + math.Log(float64(n)))
+}
+
+var logTFs = func() (t [256]float32) {
+	for n := range t {
+		t[n] = float32(1 + math.Log(float64(n)))
+	}
+	return t
+}()
 
 // counter counts distinct feature hashes in an open-addressing table:
 // sorting them cost most of the embedder's time.

@@ -84,25 +84,17 @@ func (fz *featurizer) extract(text string) {
 // addGrams adds the character 3- to 5-grams of the current word framed by
 // boundary marks: "<fund>" gives "<fu", "fun", "und", "nd>", "<fun", ...
 func (fz *featurizer) addGrams() {
-	w := fz.tok
-	n := len(w) + 2
-	if len(w) < 2 {
+	if len(fz.tok) < 2 {
 		return
 	}
-	at := func(i int) rune {
-		switch i {
-		case 0:
-			return '<'
-		case n - 1:
-			return '>'
-		}
-		return w[i-1]
-	}
+	w := append(append(append(fz.framed[:0], '<'), fz.tok...), '>')
+	fz.framed = w
+	n := len(w)
 	for size := 3; size <= 5 && size <= n; size++ {
 		for start := 0; start+size <= n; start++ {
 			h := uint64(seedGram) ^ uint64(size)
-			for i := start; i < start+size; i++ {
-				h = (h ^ uint64(at(i))) * 0x100000001b3
+			for _, r := range w[start : start+size] {
+				h = (h ^ uint64(r)) * 0x100000001b3
 			}
 			fz.grams = append(fz.grams, mix(h))
 		}

@@ -182,8 +182,17 @@ func (s *Static) wordVectors(fz *featurizer, text string, out []float32) {
 		}
 		found = true
 		w := s.weighted[r]
-		for j, q := range t.Row(r) {
-			out[j] += w * float32(q)
+		row := t.Row(r)
+		o := out[:len(row)]
+		j := 0
+		for ; j+4 <= len(row); j += 4 {
+			o[j] += w * float32(row[j])
+			o[j+1] += w * float32(row[j+1])
+			o[j+2] += w * float32(row[j+2])
+			o[j+3] += w * float32(row[j+3])
+		}
+		for ; j < len(row); j++ {
+			o[j] += w * float32(row[j])
 		}
 	}
 	word := fz.bytes[:0]
