@@ -49,8 +49,8 @@ func (h Hash) String() string { return hex.EncodeToString(h[:]) }
 
 // File is a vector file opened for reading: rows of codes, each with its
 // scale, keyed by sorted text hashes (codes.go). It is used in place from
-// its memory map, but for the residual plane, which is unpacked onto the
-// heap (a byte per component) when it opens.
+// its memory map, but for the residual plane, which is unpacked (a byte
+// per component) into anonymous memory when it opens.
 type File struct {
 	dims        int
 	count       int
@@ -61,6 +61,7 @@ type File struct {
 	codes       []byte    // count*codeLen: the int8 codes
 	fine        []byte    // count*codeLen: the residual codes, in 1/256 steps (unpacked, codes.go)
 	mapped      []byte    // the memory map to release, nil when not mapped
+	fineMap     []byte    // the anonymous map fine was unpacked into, nil when none
 }
 
 // OpenFile memory-maps and checks the vector file at path. It returns an
@@ -80,8 +81,21 @@ func OpenFile(path string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open vectors: %w", err)
 	}
-	vf, packed, err := decodeFile(b)
+	// The unpacked residuals go into anonymous memory rather than onto
+	// the heap, where a server's heap limit would give them headroom to
+	// grow into as well (they were 14 MB at 10,000 notes).
+	var fineMap []byte
+	alloc := func(n int) []byte {
+		if fineMap = allocAnon(n); fineMap == nil {
+			return make([]byte, n)
+		}
+		return fineMap[:n:n]
+	}
+	vf, packed, err := decodeFile(b, alloc)
 	if err != nil {
+		if fineMap != nil {
+			err = errors.Join(err, unmap(fineMap))
+		}
 		return nil, errors.Join(fmt.Errorf("%s: %w", filepath.Base(path), err), unmap(b))
 	}
 	// The packed residuals were read once, to unpack them: their pages
@@ -89,20 +103,21 @@ func OpenFile(path string) (*File, error) {
 	// notes). The map stays whole; they would be read again from the
 	// page cache if touched.
 	dropPages(packed)
-	vf.mapped = b
+	vf.mapped, vf.fineMap = b, fineMap
 	return vf, nil
 }
 
 // DecodeFile checks b against the vector file layout and returns a File
 // whose rows alias b (or a copy of the scales when b is not 4-byte aligned).
 func DecodeFile(b []byte) (*File, error) {
-	vf, _, err := decodeFile(b)
+	vf, _, err := decodeFile(b, func(n int) []byte { return make([]byte, n) })
 	return vf, err
 }
 
-// decodeFile is DecodeFile, which also returns the part of b holding the
-// packed residual plane it unpacked (nil when they are used in place).
-func decodeFile(b []byte) (_ *File, packed []byte, _ error) {
+// decodeFile is DecodeFile, which unpacks the residuals into alloc(n)
+// bytes and also returns the part of b holding them packed (nil when they
+// are used in place).
+func decodeFile(b []byte, alloc func(n int) []byte) (_ *File, packed []byte, _ error) {
 	if len(b) < fileHeaderSize {
 		return nil, nil, fmt.Errorf("%w: %d bytes is shorter than the header", ErrCorrupt, len(b))
 	}
@@ -154,7 +169,7 @@ func decodeFile(b []byte) (_ *File, packed []byte, _ error) {
 	if version != byteFineLayout {
 		// The kernels read a byte per residual: unpack them once.
 		packed = vf.fine
-		vf.fine = make([]byte, count*cl)
+		vf.fine = alloc(int(count * cl))
 		unpackFine(vf.fine, packed)
 	}
 	return vf, packed, nil
@@ -174,9 +189,12 @@ func fileSections(count int) (scales, codes int) {
 
 // Close releases the memory map. No row may be used afterwards.
 func (f *File) Close() error {
-	m := f.mapped
-	f.mapped, f.codes, f.fine, f.scales, f.hashes = nil, nil, nil, nil, nil
-	return unmap(m)
+	m, fm := f.mapped, f.fineMap
+	f.mapped, f.fineMap, f.codes, f.fine, f.scales, f.hashes = nil, nil, nil, nil, nil, nil
+	if fm == nil {
+		return unmap(m)
+	}
+	return errors.Join(unmap(m), unmap(fm))
 }
 
 // Dims returns the dimension of every row.

@@ -30,6 +30,19 @@ func unmap(b []byte) error {
 	return syscall.Munmap(b)
 }
 
+// allocAnon maps size bytes of anonymous memory, outside the Go heap;
+// nil if it cannot (or size is 0). unmap releases it.
+func allocAnon(size int) []byte {
+	if size <= 0 {
+		return nil
+	}
+	b, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
 // allocHuge maps size bytes of anonymous memory (rounded up to huge pages)
 // and asks for huge pages; nil if it cannot. unmap releases it.
 func allocHuge(size int) []byte {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -85,4 +86,35 @@ func mappingRSS(t *testing.T, addr uintptr) (rss, size int) {
 	}
 	t.Fatalf("no mapping holds %#x", addr)
 	return 0, 0
+}
+
+// TestResidualsAreUnpackedOffTheHeap: an opened file's unpacked residual
+// plane is not Go heap, which a server's heap limit would give headroom.
+func TestResidualsAreUnpackedOffTheHeap(t *testing.T) {
+	const n, dims = 4096, 256
+	rows := uniformSet(8, n, 0, dims).rows
+	path := filepath.Join(t.TempDir(), "v.f32")
+	if err := WriteFile(path, Hash{1}, dims, rows.hashes, func(i int) []float32 { return rows.vecs[i] }); err != nil {
+		t.Fatal(err)
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	before := heap()
+	f, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	grown := int64(heap()) - int64(before)
+	if plane := n * f.codeLen; grown > int64(plane/4) {
+		t.Errorf("opening grew the heap by %d bytes; the residual plane is %d", grown, plane)
+	}
+	if got, want := f.Vector(n-1, nil), rows.vecs[n-1]; abs32(got[0]-want[0]) > 0.02 {
+		t.Errorf("row %d reads %v..., want about %v...", n-1, got[:1], want[:1])
+	}
+	runtime.KeepAlive(f)
 }
