@@ -32,12 +32,7 @@ func segment(t *tables) segmented {
 		ids[i] = t.notes[i].ID
 	}
 	ends := format.SegmentEnds(ids)
-	s := segmented{
-		notes:  make([][]format.Note, len(ends)),
-		links:  make([][]format.Link, len(ends)),
-		edges:  make([][]format.Edge, len(ends)),
-		chunks: make([][]format.Chunk, len(ends)),
-	}
+	s := segmented{notes: make([][]format.Note, len(ends))}
 	of := make(map[string]int, len(ids))
 	start := 0
 	for i, end := range ends {
@@ -50,25 +45,41 @@ func segment(t *tables) segmented {
 	// A row whose note is not a row (the indexer writes none) goes to the
 	// last segment rather than nowhere.
 	last := len(ends) - 1
-	seg := func(id string) int {
-		if i, ok := of[id]; ok {
-			return i
-		}
-		return last
-	}
-	for _, l := range t.links {
-		i := seg(l.Source)
-		s.links[i] = append(s.links[i], l)
-	}
-	for _, e := range t.edges {
-		i := seg(e.Source)
-		s.edges[i] = append(s.edges[i], e)
-	}
-	for _, c := range t.chunks {
-		i := seg(c.Note)
-		s.chunks[i] = append(s.chunks[i], c)
-	}
+	s.links = bySegment(t.links, len(ends), func(l *format.Link) string { return l.Source }, of, last)
+	s.edges = bySegment(t.edges, len(ends), func(e *format.Edge) string { return e.Source }, of, last)
+	s.chunks = bySegment(t.chunks, len(ends), func(c *format.Chunk) string { return c.Note }, of, last)
 	return s
+}
+
+// bySegment puts each row into the segment of its note (of; last for a note
+// that is not a row), keeping the rows' order. The rows come note by note,
+// so the segment is looked up once per run of one note's rows, and every
+// segment is sized before it is filled.
+func bySegment[T any](rows []T, n int, note func(*T) string, of map[string]int, last int) [][]T {
+	segOf := make([]int32, len(rows))
+	counts := make([]int, n)
+	prev, seg := "", last
+	for k := range rows {
+		id := note(&rows[k])
+		if k == 0 || id != prev {
+			prev, seg = id, last
+			if i, ok := of[id]; ok {
+				seg = i
+			}
+		}
+		segOf[k] = int32(seg)
+		counts[seg]++
+	}
+	out := make([][]T, n)
+	for i, c := range counts {
+		if c > 0 {
+			out[i] = make([]T, 0, c)
+		}
+	}
+	for k := range rows {
+		out[segOf[k]] = append(out[segOf[k]], rows[k])
+	}
+	return out
 }
 
 // writeSegments writes every segment of the four segmented tables, except
