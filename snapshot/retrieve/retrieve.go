@@ -205,8 +205,8 @@ func (q *question) seed() error {
 	q.pending = vres.Pending
 	var vecChunks []int32
 	for _, h := range vres.Chunks {
-		if c, ok := r.chunkID[h.ID]; ok {
-			vecChunks = append(vecChunks, c)
+		if h.Item >= 0 && h.Item < len(r.chunks) {
+			vecChunks = append(vecChunks, int32(h.Item))
 		}
 	}
 	var lexChunks []int32
@@ -289,7 +289,7 @@ func (q *question) seedEdges() ([]edgeHit, error) {
 		return nil, err
 	}
 	for _, h := range res.Edges {
-		if e, ok := r.edgeID[h.ID]; ok {
+		if e, ok := r.edgeOfItem(h.Item); ok {
 			collect(int(r.edgeRow[e]), h.Score)
 		}
 	}

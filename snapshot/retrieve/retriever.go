@@ -43,10 +43,12 @@ type Retriever struct {
 	lexical  *bm25.Index // nil for a snapshot without the BM25 stage
 	warnings []string
 
-	chunks   []chunkInfo
-	chunkID  map[string]int32
-	chunksOf [][]int32 // per note index: its chunks in order
-	edgeID   map[string]int32
+	chunks   []chunkInfo // the chunks table, in order
+	chunksOf [][]int32   // per note index: its chunks in order
+	// itemEdge maps an edge of the edges table (search.EdgeHit.Item) to
+	// the link graph's edge; nil when they are the same (the graph left
+	// no edge out).
+	itemEdge []int32
 	edgeRow  []int32 // per edge: row in edgeVecs, -1 when pending
 	// typeNames are the edge types in lower case, edgeType every edge's
 	// number in typeNames; rowEdges lists the edges of each row of
@@ -129,46 +131,60 @@ func New(src Sources) (_ *Retriever, err error) {
 	// pages twice in the server's resident memory, and their residual
 	// planes twice on its heap).
 	r.chunkVecs, r.edgeVecs = src.Search.ChunkVectors(), src.Search.EdgeVectors()
-	r.indexChunks(rows)
+	if err := r.indexChunks(rows); err != nil {
+		return nil, err
+	}
 	r.indexEdges()
 	r.openBM25()
 	return r, nil
 }
 
-func (r *Retriever) indexChunks(rows []format.Chunk) {
+func (r *Retriever) indexChunks(rows []format.Chunk) error {
 	g := r.graph
+	// The search index found every chunk's vector row already: its
+	// chunks are the same table, in the same order.
+	vecRows := r.search.ChunkRows()
+	if len(vecRows) != len(rows) {
+		return fmt.Errorf("snapshot %s: the vector index holds %d chunks, the chunks table %d", r.snap.ID, len(vecRows), len(rows))
+	}
 	r.chunks = make([]chunkInfo, len(rows))
-	r.chunkID = make(map[string]int32, len(rows))
 	r.chunksOf = make([][]int32, g.Len())
+	note, n, found := "", int32(-1), false
 	for i, c := range rows {
-		ci := chunkInfo{id: c.ID, heading: c.Heading, text: c.Text, start: c.Start, end: c.End, line: c.Line, note: -1, row: -1}
-		if n, ok := g.Find(c.Note); ok {
+		ci := chunkInfo{id: c.ID, heading: c.Heading, text: c.Text, start: c.Start, end: c.End, line: c.Line, note: -1, row: vecRows[i]}
+		// A note's chunks are next to each other in the table.
+		if i == 0 || c.Note != note {
+			note = c.Note
+			n, found = g.Find(note)
+		}
+		if found {
 			ci.note = n
 			r.chunksOf[n] = append(r.chunksOf[n], int32(i))
 		}
-		if h, ok := vectors.ParseHash(c.TextSHA256); ok {
-			if row, ok := r.chunkVecs.Find(h); ok {
-				ci.row = int32(row)
-			}
-		}
 		r.chunks[i] = ci
-		r.chunkID[c.ID] = int32(i)
 	}
+	return nil
 }
 
 func (r *Retriever) indexEdges() {
 	g := r.graph
-	r.edgeID = make(map[string]int32, g.EdgeCount())
+	// The search index found the vector row of every edge of the edges
+	// table; the graph's edges are those rows in order unless it left an
+	// edge out (an end that is no note, which the indexer never writes).
+	vecRows := r.search.EdgeRows()
+	aligned := g.Skipped() == 0 && len(vecRows) == g.EdgeCount()
+	if !aligned {
+		r.mapItemEdges()
+	}
 	r.edgeRow = make([]int32, g.EdgeCount())
 	r.edgeType = make([]int32, g.EdgeCount())
 	r.rowEdges = make([][]int32, r.edgeVecs.Len())
 	typeOf := map[string]int32{} // by type as written
 	number := map[string]int32{} // by type in lower case
-	typed := map[int]bool{}
+	typed := make([]bool, r.edgeVecs.Len())
 	vs := r.snap.Manifest.Vectors
 	for e := range int32(g.EdgeCount()) {
 		ed := g.Edge(e)
-		r.edgeID[ed.ID] = e
 		t, ok := typeOf[ed.Type]
 		if !ok {
 			lt := strings.ToLower(ed.Type)
@@ -180,17 +196,22 @@ func (r *Retriever) indexEdges() {
 			typeOf[ed.Type] = t
 		}
 		r.edgeType[e] = t
-		r.edgeRow[e] = -1
-		// An edge of a type without vectors (plain links) has none to
-		// find: hashing its sentence was most of opening a retriever.
-		if vs.EdgeEmbedded(ed.Type) {
-			if row, ok := r.edgeVecs.Find(vectors.Hash(sha256.Sum256([]byte(ed.Sentence)))); ok {
-				r.edgeRow[e] = int32(row)
-				r.rowEdges[row] = append(r.rowEdges[row], e)
-				if ed.Typed() && !typed[row] {
-					typed[row] = true
-					r.typedRows = append(r.typedRows, row)
-				}
+		row := -1
+		if aligned {
+			row = int(vecRows[e])
+		} else if vs.EdgeEmbedded(ed.Type) {
+			// An edge of a type without vectors (plain links) has none
+			// to find.
+			if i, ok := r.edgeVecs.Find(vectors.Hash(sha256.Sum256([]byte(ed.Sentence)))); ok {
+				row = i
+			}
+		}
+		r.edgeRow[e] = int32(row)
+		if row >= 0 {
+			r.rowEdges[row] = append(r.rowEdges[row], e)
+			if ed.Typed() && !typed[row] {
+				typed[row] = true
+				r.typedRows = append(r.typedRows, row)
 			}
 		}
 	}
@@ -202,6 +223,36 @@ func (r *Retriever) indexEdges() {
 		}
 	}
 	r.typedAdj = r.adjacencyOf(walkable)
+}
+
+// mapItemEdges maps the edges table's edges to the graph's by their ids,
+// for a graph that left some out.
+func (r *Retriever) mapItemEdges() {
+	g := r.graph
+	byID := make(map[string]int32, g.EdgeCount())
+	for e := range int32(g.EdgeCount()) {
+		byID[g.Edge(e).ID] = e
+	}
+	edges := r.search.Edges()
+	r.itemEdge = make([]int32, len(edges))
+	for i := range edges {
+		if e, ok := byID[edges[i].ID]; ok {
+			r.itemEdge[i] = e
+		} else {
+			r.itemEdge[i] = -1
+		}
+	}
+}
+
+// edgeOfItem returns the graph's edge of the edges table's edge i.
+func (r *Retriever) edgeOfItem(i int) (int32, bool) {
+	if r.itemEdge == nil {
+		return int32(i), i >= 0 && i < r.graph.EdgeCount()
+	}
+	if i < 0 || i >= len(r.itemEdge) || r.itemEdge[i] < 0 {
+		return -1, false
+	}
+	return r.itemEdge[i], true
 }
 
 // typeSet returns, by type number, whether the request's types hold it.

@@ -81,6 +81,7 @@ type target struct {
 	graph    *vectors.Graph
 	rowStart []int32 // items of row r: rowItems[rowStart[r]:rowStart[r+1]]
 	rowItems []int32
+	rowOf    []int32 // row of each item, -1 when it has none
 	pending  int
 }
 
@@ -140,9 +141,11 @@ func Open(s *snapshot.Snapshot, opts Options) (_ *Index, err error) {
 	}
 	ix.chunks.mapItems(hashes)
 	hashes = hashes[:0]
+	var buf []byte
 	for _, e := range ix.edge {
 		if m.Vectors.EdgeEmbedded(e.Type) {
-			hashes = append(hashes, sha256.Sum256([]byte(e.Sentence)))
+			buf = append(buf[:0], e.Sentence...)
+			hashes = append(hashes, sha256.Sum256(buf))
 		} else {
 			hashes = append(hashes, unembedded)
 		}
@@ -185,6 +188,20 @@ func (ix *Index) ChunkVectors() *vectors.File { return ix.chunks.file }
 
 // EdgeVectors: see ChunkVectors.
 func (ix *Index) EdgeVectors() *vectors.File { return ix.edges.file }
+
+// ChunkRows returns the row in ChunkVectors of every chunk of the
+// snapshot's chunks table, in table order: -1 for a chunk whose vector is
+// pending. EdgeRows is the same for the edges table, -1 also for an edge
+// of a type without vectors. The slices are the index's: callers must not
+// change them.
+func (ix *Index) ChunkRows() []int32 { return ix.chunks.rowOf }
+
+// EdgeRows: see ChunkRows.
+func (ix *Index) EdgeRows() []int32 { return ix.edges.rowOf }
+
+// Edges returns the snapshot's edges table, in order (EdgeHit.Item is a
+// place in it). The rows are the index's: callers must not change them.
+func (ix *Index) Edges() []format.Edge { return ix.edge }
 
 // BM25 returns the snapshot's BM25 index over its chunks (documents in
 // chunk order), nil when it was built without one. It is immutable and
@@ -307,6 +324,7 @@ func (t *target) mapItems(hashes []vectors.Hash) {
 		}
 		counts[r+1]++
 	}
+	t.rowOf = rowOf
 	for r := 1; r < len(counts); r++ {
 		counts[r] += counts[r-1]
 	}

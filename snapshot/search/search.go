@@ -126,6 +126,8 @@ type ChunkHit struct {
 	Line    int     `json:"line"`
 	Score   float32 `json:"score"`
 	Text    string  `json:"text,omitempty"`
+	// Item is the chunk's place in the snapshot's chunks table.
+	Item int `json:"-"`
 }
 
 // NoteHit is a note, its score and its best passage as the citation.
@@ -152,6 +154,8 @@ type EdgeHit struct {
 	// Citation is where the edge is written: the source note, the heading
 	// it is under and its line.
 	Citation EdgeCitation `json:"citation"`
+	// Item is the edge's place in the snapshot's edges table.
+	Item int `json:"-"`
 }
 
 // EdgeCitation is where an edge is written.
@@ -319,7 +323,7 @@ func (ix *Index) searchChunks(q Query, vec []float32) ([]ChunkHit, bool, error) 
 
 func (ix *Index) chunkHit(it int32, score float32) ChunkHit {
 	c := ix.chunk[it]
-	h := ChunkHit{ID: c.ID, Note: c.Note, Heading: c.Heading, Start: int(c.Start), End: int(c.End), Line: int(c.Line), Score: score}
+	h := ChunkHit{ID: c.ID, Note: c.Note, Heading: c.Heading, Start: int(c.Start), End: int(c.End), Line: int(c.Line), Score: score, Item: int(it)}
 	if n := ix.notes[c.Note]; n != nil {
 		h.Path, h.Title = n.Path, n.Title
 	}
@@ -427,7 +431,7 @@ func (ix *Index) searchEdges(q Query, vec []float32) ([]EdgeHit, bool, error) {
 				if keep(it) && len(out) < q.K {
 					e := &ix.edge[it]
 					out = append(out, EdgeHit{ID: e.ID, Source: e.Source, Target: e.Target, Type: e.Type, Sentence: e.Sentence, Score: h.Score,
-						Citation: EdgeCitation{Path: e.Source, Heading: e.Heading, Line: int(e.Line)}})
+						Citation: EdgeCitation{Path: e.Source, Heading: e.Heading, Line: int(e.Line)}, Item: int(it)})
 				}
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"sort"
@@ -56,12 +57,17 @@ type File struct {
 	count       int
 	codeLen     int // bytes of one plane's codes per row: dims rounded up to codeAlign
 	fingerprint Hash
-	hashes      []byte    // count*32
-	scales      []float32 // count
-	codes       []byte    // count*codeLen: the int8 codes
-	fine        []byte    // count*codeLen: the residual codes, in 1/256 steps (unpacked, codes.go)
-	mapped      []byte    // the memory map to release, nil when not mapped
-	fineMap     []byte    // the anonymous map fine was unpacked into, nil when none
+	hashes      []byte // count*32
+	// firstRow[p] is the first row whose hash starts with prefix p or a
+	// greater one (prefixBits bits), so that Find searches a bucket of
+	// about one row rather than the whole file; nil: search it all.
+	firstRow   []int32
+	prefixBits uint
+	scales     []float32 // count
+	codes      []byte    // count*codeLen: the int8 codes
+	fine       []byte    // count*codeLen: the residual codes, in 1/256 steps (unpacked, codes.go)
+	mapped     []byte    // the memory map to release, nil when not mapped
+	fineMap    []byte    // the anonymous map fine was unpacked into, nil when none
 }
 
 // OpenFile memory-maps and checks the vector file at path. It returns an
@@ -158,6 +164,7 @@ func decodeFile(b []byte, alloc func(n int) []byte) (_ *File, packed []byte, _ e
 			return nil, nil, fmt.Errorf("%w: text hashes not strictly ascending at row %d", ErrCorrupt, i)
 		}
 	}
+	vf.indexPrefixes()
 	vf.scales = asFloat32s(b[scalesOff : scalesOff+4*int(count)])
 	for i, s := range vf.scales {
 		if !(s >= 0 && s <= math.MaxFloat32) {
@@ -300,13 +307,43 @@ func (f *File) HashAt(i int) Hash {
 
 // Find returns the row of the text hash h.
 func (f *File) Find(h Hash) (int, bool) {
-	i := sort.Search(f.count, func(i int) bool {
-		return bytes.Compare(f.hashes[i*hashSize:(i+1)*hashSize], h[:]) >= 0
+	lo, hi := 0, f.count
+	if f.firstRow != nil {
+		p := prefix(h[:], f.prefixBits)
+		lo, hi = int(f.firstRow[p]), int(f.firstRow[p+1])
+	}
+	i := lo + sort.Search(hi-lo, func(i int) bool {
+		return bytes.Compare(f.hashes[(lo+i)*hashSize:(lo+i+1)*hashSize], h[:]) >= 0
 	})
-	if i < f.count && bytes.Equal(f.hashes[i*hashSize:(i+1)*hashSize], h[:]) {
+	if i < hi && bytes.Equal(f.hashes[i*hashSize:(i+1)*hashSize], h[:]) {
 		return i, true
 	}
 	return -1, false
+}
+
+// indexPrefixes fills firstRow, from hashes that are strictly ascending:
+// text hashes are sha256, so a prefix of as many bits as the row count
+// has holds about one row.
+func (f *File) indexPrefixes() {
+	if f.count < 64 {
+		return
+	}
+	f.prefixBits = min(uint(bits.Len(uint(f.count))), 24)
+	f.firstRow = make([]int32, 1<<f.prefixBits+1)
+	p := uint32(0)
+	for i := range f.count {
+		for q := prefix(f.hashes[i*hashSize:], f.prefixBits); p <= q; p++ {
+			f.firstRow[p] = int32(i)
+		}
+	}
+	for ; int(p) < len(f.firstRow); p++ {
+		f.firstRow[p] = int32(f.count)
+	}
+}
+
+// prefix returns the first n (at most 32) bits of h.
+func prefix(h []byte, n uint) uint32 {
+	return binary.BigEndian.Uint32(h) >> (32 - n)
 }
 
 // WriteFile writes a vector file at path (which must not exist) with the

@@ -621,3 +621,47 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// TestFindByPrefix: Find, which searches only the rows of the hash's
+// prefix, finds every row and no hash that is absent, also when the
+// hashes are not spread evenly (many sharing a prefix, some at the ends
+// of the range) and for absent hashes whose prefix rows have.
+func TestFindByPrefix(t *testing.T) {
+	var rows testRows
+	seen := map[Hash]bool{}
+	add := func(h Hash) {
+		if !seen[h] {
+			seen[h] = true
+			rows.hashes = append(rows.hashes, h)
+			rows.vecs = append(rows.vecs, []float32{1})
+		}
+	}
+	add(Hash{})
+	add(Hash{0xff, 0xff, 0xff, 0xff, 0xff})
+	for i := range 300 {
+		add(hashOf(7, i))
+		h := hashOf(8, i)
+		h[0], h[1] = 0x42, 0x17 // a crowded prefix
+		add(h)
+	}
+	rows.sort()
+	f := writeRows(t, rows, 1)
+	if f.firstRow == nil {
+		t.Fatal("no prefix index for 602 rows")
+	}
+	for i, h := range rows.hashes {
+		if row, ok := f.Find(h); !ok || row != i {
+			t.Fatalf("Find(row %d) = %d, %v", i, row, ok)
+		}
+		for _, b := range []int{31, 3, 0} {
+			miss := h
+			miss[b] ^= 0x01
+			if seen[miss] {
+				continue
+			}
+			if row, ok := f.Find(miss); ok {
+				t.Fatalf("found absent hash %x at row %d", miss[:4], row)
+			}
+		}
+	}
+}
