@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -69,6 +70,39 @@ func foldWords(s string) []string {
 	return words
 }
 
+// wordsKey returns foldWords(s) joined by one space and how many words
+// that is; ASCII text, most names, is folded without the Unicode
+// decomposition (buf is scratch space).
+func wordsKey(s string, buf []byte) (string, int) {
+	for i := range len(s) {
+		if s[i] >= utf8.RuneSelf {
+			w := foldWords(s)
+			return strings.Join(w, " "), len(w)
+		}
+	}
+	b, words, in := buf[:0], 0, false
+	for i := range len(s) {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		default:
+			in = false
+			continue
+		}
+		if !in {
+			if words > 0 {
+				b = append(b, ' ')
+			}
+			words++
+			in = true
+		}
+		b = append(b, c)
+	}
+	return string(b), words
+}
+
 // indexNames fills the name index: path, path without .md, file name,
 // title and aliases of every note; stubs by their link text.
 func (g *Graph) indexNames() {
@@ -80,6 +114,7 @@ func (g *Graph) indexNames() {
 			m[key] = append(l, i)
 		}
 	}
+	buf := make([]byte, 0, 64)
 	for i := range g.notes {
 		n := &g.notes[i]
 		idx := int32(i)
@@ -88,12 +123,12 @@ func (g *Graph) indexNames() {
 			add(g.names, foldName(name), idx)
 		}
 		for _, name := range append([]string{n.Title, strings.TrimSuffix(path.Base(n.Name()), ".md")}, n.Aliases...) {
-			w := foldWords(name)
-			if len(w) == 0 || len(w) > maxMentionWords {
+			key, words := wordsKey(name, buf)
+			if words == 0 || words > maxMentionWords {
 				continue
 			}
-			add(g.words, strings.Join(w, " "), idx)
-			g.maxNameWords = max(g.maxNameWords, len(w))
+			add(g.words, key, idx)
+			g.maxNameWords = max(g.maxNameWords, words)
 		}
 	}
 }
