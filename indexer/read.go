@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
-	"os"
 	"slices"
 
 	"golang.org/x/sync/errgroup"
@@ -50,14 +49,9 @@ func readOne(f vaultFile, maxBytes int64) readFile {
 		r.Warning = &format.Warning{File: f.Path, Kind: kind, Message: msg}
 		return r
 	}
-	fh, err := os.Open(f.Abs)
-	if err != nil {
-		return fail(format.WarnUnreadable, err.Error())
-	}
-	defer fh.Close()
 	// Read at most one byte past the limit: the file may have grown since
 	// the walk saw its size.
-	content, err := readAtMost(fh, f.Size, maxBytes+1)
+	content, err := readNote(f.Abs, f.Size, maxBytes+1)
 	if err != nil {
 		return fail(format.WarnUnreadable, err.Error())
 	}

@@ -2,8 +2,10 @@ package indexer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -248,5 +250,23 @@ func TestReadAtMostWhateverTheWalkSaw(t *testing.T) {
 	}
 	if _, err := readAtMost(iotest.ErrReader(io.ErrUnexpectedEOF), 10, 100); err != io.ErrUnexpectedEOF {
 		t.Errorf("a failing reader: err = %v", err)
+	}
+}
+
+// TestReadNote: a note is read whole; a missing file and a folder fail
+// as os.ReadFile fails on them, naming the path.
+func TestReadNote(t *testing.T) {
+	root := writeVault(t, map[string]string{"a.md": strings.Repeat("x", 10000)})
+	got, err := readNote(filepath.Join(root, "a.md"), 10, 1<<20)
+	if err != nil || string(got) != strings.Repeat("x", 10000) {
+		t.Errorf("a.md: read %d bytes, %v", len(got), err)
+	}
+	for _, p := range []string{filepath.Join(root, "missing.md"), root} {
+		_, err := readNote(p, 0, 100)
+		_, want := os.ReadFile(p)
+		var pe *fs.PathError
+		if err == nil || want == nil || !errors.As(err, &pe) || pe.Path != p || err.Error() != want.Error() {
+			t.Errorf("%s: err = %v, want %v", p, err, want)
+		}
 	}
 }
