@@ -38,6 +38,9 @@ type tables struct {
 	// hashing its rows (keysFromParent).
 	asParent   []bool
 	parentSegs []priorSegment
+	// parentChunks are the parent's chunk ids and notes in its table's
+	// order (reuse.chunkIDs), for the BM25 stage.
+	parentChunks []parentChunk
 }
 
 // priorSegment is one of the parent's notes segments: its index and the
@@ -106,7 +109,7 @@ func assemble(ctx context.Context, read []readFile, prev *reuse, opts Options) (
 	}
 	t := &tables{asParent: make([]bool, len(rows))}
 	if prev != nil {
-		t.parentSegs = prev.segs
+		t.parentSegs, t.parentChunks = prev.segs, prev.chunkIDs
 	}
 	for i, r := range rows {
 		if reused[i] {
@@ -186,6 +189,8 @@ type reuse struct {
 	// segs are the parent's notes segments, when the manifest lists them
 	// and they add up to the table read.
 	segs []priorSegment
+	// chunkIDs are the parent's chunk ids and notes in its table's order.
+	chunkIDs []parentChunk
 }
 
 // noteMeta is format.Note without Content; chunkMeta is format.Chunk without
@@ -266,7 +271,9 @@ func reusable(ctx context.Context, parent *snapshot.Snapshot, opts Options) *reu
 	for _, l := range links {
 		r.links[l.Source] = append(r.links[l.Source], l)
 	}
-	for _, c := range chunks {
+	r.chunkIDs = make([]parentChunk, len(chunks))
+	for i, c := range chunks {
+		r.chunkIDs[i] = parentChunk{ID: c.ID, Note: c.Note}
 		r.chunks[c.Note] = append(r.chunks[c.Note], format.Chunk{ID: c.ID, Note: c.Note, Ordinal: c.Ordinal,
 			Heading: c.Heading, Start: c.Start, End: c.End, Line: c.Line, Context: c.Context, TextSHA256: c.TextSHA256})
 	}

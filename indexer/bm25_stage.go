@@ -91,9 +91,11 @@ func updateBM25(b *Build, terms func(i int) []string) (*bm25.Builder, int) {
 	if err != nil {
 		return fail(err)
 	}
-	rows, err := snapshot.ReadSegments[parentChunk](p, format.ChunksTable)
-	if err != nil {
-		return fail(err)
+	rows := b.parentChunks
+	if rows == nil {
+		if rows, err = snapshot.ReadSegments[parentChunk](p, format.ChunksTable); err != nil {
+			return fail(err)
+		}
 	}
 	ids := make([]string, len(rows))
 	for i, r := range rows {

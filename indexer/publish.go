@@ -65,7 +65,8 @@ func publish(ctx context.Context, data, id string, parent *snapshot.Snapshot, t 
 		m.Counts.CodeFiles, m.Counts.Symbols, m.Counts.CodeEdges = len(t.code.files), len(t.code.symbols), len(t.codeEdges)
 		m.Counts.UnresolvedCodeLinks = t.unresolvedCode
 	}
-	b := &Build{Dir: w.Dir(), Parent: parent, Notes: t.notes, Edges: t.edges, Chunks: t.chunks, Manifest: m, Log: opts.Log, Progress: opts.Progress, Retry: retry, w: w, noLinks: opts.Full}
+	b := &Build{Dir: w.Dir(), Parent: parent, Notes: t.notes, Edges: t.edges, Chunks: t.chunks, Manifest: m, Log: opts.Log, Progress: opts.Progress, Retry: retry, w: w, noLinks: opts.Full,
+		parentChunks: t.parentChunks}
 	if t.code != nil {
 		b.CodeFiles, b.Symbols, b.CodeEdges, b.CodeChunks = t.code.files, t.code.symbols, t.codeEdges, t.code.chunks
 	}

@@ -99,6 +99,10 @@ type Build struct {
 	stalled []Stall
 	w       *snapshot.Writer // nil in tests that build a Build by hand
 	noLinks bool             // a --full run: LinkParent links nothing
+	// parentChunks are Parent's chunk ids and notes in its table's order,
+	// when the run decoded them already (nil otherwise): the BM25 stage
+	// need not read them again.
+	parentChunks []parentChunk
 }
 
 // LinkParent makes the parent's file name a file of this snapshot without
