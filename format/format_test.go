@@ -1,6 +1,9 @@
 package format
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -209,5 +212,47 @@ func TestNoteTitleAndFolder(t *testing.T) {
 	}
 	if got := NoteFolder("Root.md"); got != "" {
 		t.Errorf("folder = %q", got)
+	}
+}
+
+// TestManifestIsCompactAndIndentedStillChecks: Encode writes compact JSON,
+// and a manifest as builds before it wrote it (indented, its checksum over
+// those bytes) still checks and decodes.
+func TestManifestIsCompactAndIndentedStillChecks(t *testing.T) {
+	m := &Manifest{FormatVersion: Version, ID: "01JDXH0000000000000000000A",
+		Notes: map[string]NoteSignature{"a.md": {SHA256: strings.Repeat("ab", 32), Size: 3}}}
+	b, err := m.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b[:len(b)-1], []byte("\n")) || bytes.Contains(b, []byte(`": `)) {
+		t.Fatalf("manifest is not compact:\n%s", b)
+	}
+	if err := CheckManifestSum(b); err != nil {
+		t.Fatal(err)
+	}
+	// The older encoding: indented, checksum zeroed while summing.
+	m.Checksum = zeroSum
+	old, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old = append(old, '\n')
+	at, ok := sumAt(old)
+	if !ok {
+		t.Fatal("no checksum in the indented manifest")
+	}
+	sum := sha256.Sum256(old)
+	copy(old[at:], hex.EncodeToString(sum[:]))
+	if err := CheckManifestSum(old); err != nil {
+		t.Fatalf("indented manifest: %v", err)
+	}
+	got, err := DecodeManifest(old)
+	if err != nil || got.Notes["a.md"].Size != 3 {
+		t.Fatalf("indented manifest decoded to %+v, %v", got, err)
+	}
+	old[at] ^= 1
+	if err := CheckManifestSum(old); err == nil {
+		t.Fatal("an edited indented manifest checks")
 	}
 }

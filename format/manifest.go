@@ -126,11 +126,13 @@ func DecodeManifest(data []byte) (*Manifest, error) {
 	return &m, nil
 }
 
-// Encode returns the manifest as indented JSON, with its own checksum
-// (m.Checksum is set to it).
+// Encode returns the manifest as compact JSON, with its own checksum
+// (m.Checksum is set to it). Compact rather than indented: the per-note
+// entries are most of a manifest, and their indentation was 0.23 of the
+// help vault's 1.39 MB (`jq . manifest.json` shows it indented).
 func (m *Manifest) Encode() ([]byte, error) {
 	m.Checksum = zeroSum
-	b, err := json.MarshalIndent(m, "", "  ")
+	b, err := json.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("encode manifest: %w", err)
 	}

@@ -165,7 +165,7 @@ func TestRunParserRevisionReparses(t *testing.T) {
 	path := filepath.Join(first.Dir, format.ManifestFile)
 	b, err := os.ReadFile(path)
 	must(t, err)
-	old := strings.Replace(string(b), fmt.Sprintf(`"parser": %d`, note.Revision), `"parser": 0`, 1)
+	old := strings.Replace(string(b), fmt.Sprintf(`"parser":%d`, note.Revision), `"parser":0`, 1)
 	if old == string(b) {
 		t.Fatalf("no parser revision in the manifest:\n%s", b)
 	}
@@ -362,7 +362,7 @@ func TestRunReplacesASnapshotOfAnOlderFormat(t *testing.T) {
 	manifest := filepath.Join(first.Dir, format.ManifestFile)
 	raw, err := os.ReadFile(manifest)
 	must(t, err)
-	old := strings.Replace(string(raw), fmt.Sprintf(`"format_version": %d`, format.Version), `"format_version": 1`, 1)
+	old := strings.Replace(string(raw), fmt.Sprintf(`"format_version":%d`, format.Version), `"format_version": 1`, 1)
 	if old == string(raw) {
 		t.Fatal("manifest has no format_version to rewrite")
 	}

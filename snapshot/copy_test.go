@@ -71,7 +71,7 @@ func TestPublishCopyRefusesMismatches(t *testing.T) {
 			return []byte(strings.Replace(string(raw), src.ID, format.NewSnapshotID(time.Now(), src.ID), 1))
 		}, "the manifest is that of snapshot"},
 		"unknown version": {func(dir string, raw []byte) []byte {
-			return []byte(strings.Replace(string(raw), fmt.Sprintf(`"format_version": %d`, format.Version), `"format_version": 9`, 1))
+			return []byte(strings.Replace(string(raw), fmt.Sprintf(`"format_version":%d`, format.Version), `"format_version": 9`, 1))
 		}, "unknown snapshot format version 9"},
 	}
 	for name, tc := range cases {

@@ -115,13 +115,13 @@ func TestCorruptedSnapshot(t *testing.T) {
 		// Edits of the manifest's own bytes after publishing: only its
 		// checksum catches them, and without reading any other file.
 		{"manifest edited: a count", func(t *testing.T, dir string) {
-			editManifest(t, dir, `"notes": 0`, `"notes": 7`)
+			editManifest(t, dir, `"notes":0`, `"notes":7`)
 		}, true},
 		{"manifest edited: a file's sha256", func(t *testing.T, dir string) {
-			editManifest(t, dir, `"sha256": "`, `"sha256": "0`)
+			editManifest(t, dir, `"sha256":"`, `"sha256":"0`)
 		}, true},
 		{"manifest edited: a space", func(t *testing.T, dir string) {
-			editManifest(t, dir, `"id": `, `"id":  `)
+			editManifest(t, dir, `"id":`, `"id": `)
 		}, true},
 		{"manifest checksum removed", func(t *testing.T, dir string) {
 			b, _ := os.ReadFile(filepath.Join(dir, format.ManifestFile))

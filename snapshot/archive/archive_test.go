@@ -262,7 +262,7 @@ func TestImportRefusesCorruption(t *testing.T) {
 		{"empty", nil, ErrCorrupt, ""},
 		{"not a tar", []byte("hello, this is not an archive at all, not even close, really not"), ErrCorrupt, ""},
 		{"unknown format version", edit(func(e []tarEntry) []tarEntry {
-			e[0].body = bytes.Replace(e[0].body, fmt.Appendf(nil, `"format_version": %d`, format.Version), []byte(`"format_version": 99`), 1)
+			e[0].body = bytes.Replace(e[0].body, fmt.Appendf(nil, `"format_version":%d`, format.Version), []byte(`"format_version": 99`), 1)
 			return e
 		}), format.ErrUnknownVersion, "format version 99"},
 		{"manifest not first", edit(func(e []tarEntry) []tarEntry { e[0], e[1] = e[1], e[0]; return e }), ErrCorrupt, "first file"},
