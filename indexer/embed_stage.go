@@ -13,8 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/snapshot"
 	"github.com/vaultgraph/vaultgraph/snapshot/embed"
@@ -190,8 +188,10 @@ func (s *EmbedStage) Run(ctx context.Context, b *Build) error {
 	}
 	var h vectors.Hash
 	copy(h[:], fp)
-	if err := s.writeTargets(ctx, b, targets, h, dims, fresh); err != nil {
-		return err
+	for _, t := range targets {
+		if err := s.writeTarget(ctx, b, t, targets, h, dims, fresh); err != nil {
+			return err
+		}
 	}
 	b.Manifest.Embedder = info.Manifest(dims)
 	b.Manifest.Vectors = &format.Vectors{HNSW: s.params().Manifest(), Chunks: targets[0].stats, Edges: targets[1].stats,
@@ -435,29 +435,6 @@ func vectorDims(fresh map[vectors.Hash][]float32, targets []*embedTarget, info e
 		dims = prev.Embedder.Dimensions
 	}
 	return dims, nil
-}
-
-// writeTargets writes every target's vector file and graph. Without a
-// progress line they are written at once: a graph build keeps both cores
-// busy only until its last nodes, and the vector files are written on one,
-// so the edges' file and graph are made while the chunks' graph is built
-// rather than after it. With one, one after the other, each drawing its
-// own line.
-func (s *EmbedStage) writeTargets(ctx context.Context, b *Build, targets []*embedTarget, fp vectors.Hash, dims int,
-	fresh map[vectors.Hash][]float32) error {
-	if s.Progress != nil {
-		for _, t := range targets {
-			if err := s.writeTarget(ctx, b, t, targets, fp, dims, fresh); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	for _, t := range targets {
-		g.Go(func() error { return s.writeTarget(gctx, b, t, targets, fp, dims, fresh) })
-	}
-	return g.Wait()
 }
 
 // writeTarget writes one target's vector file and its graph, updated from
