@@ -71,7 +71,7 @@ func runIndex(c *cli.Context) error {
 	if c.Bool("watch") || c.IsSet("poll") {
 		return runWatch(c, opts, push)
 	}
-	oneShotHeap()
+	oneShotHeap(opts)
 	res, err := indexer.Run(c.Context, opts)
 	if err != nil {
 		return skippedRun(c, err)
@@ -113,20 +113,28 @@ var tunesHeap bool
 // oneShotGCPercent is the GOGC of a one-shot index run (oneShotHeap).
 const oneShotGCPercent = 400
 
-// oneShotHeap lets the heap of a one-shot index run (not a watch, which
-// lives on) grow to five times what is live before it is collected,
-// instead of the runtime's twice: an edit of one note in a 10,000-note
-// vault decodes the parent's rows, a few hundred MB of short-lived
-// objects, and spent a quarter of its CPU collecting them. The process
-// ends with the run, so the memory is returned then; its peak grows by
-// about a quarter (README > Performance). A GOGC or GOMEMLIMIT in the
-// environment wins, and so does a process that is not the command
-// (tests run the command in theirs: tunesHeap is set by main).
-func oneShotHeap() {
-	if !tunesHeap || os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+// oneShotHeap lets the heap of a one-shot incremental index run (not a
+// watch, which lives on) grow to five times what is live before it is
+// collected, instead of the runtime's twice: an edit of one note in a
+// 10,000-note vault decodes the parent's rows, a few hundred MB of
+// short-lived objects, and spent a quarter of its CPU collecting them.
+// The process ends with the run, so the memory is returned then; an
+// edit's peak grows by about a fifth (README > Performance). A first or
+// --full run keeps the default: it showed no CPU gain for a quarter more
+// peak memory (1.1 GB at 10,000 notes). A GOGC or GOMEMLIMIT in the
+// environment wins, and so does a process that is not the command (tests
+// run the command in theirs: tunesHeap is set by main).
+func oneShotHeap(opts indexer.Options) {
+	if !tunesHeap || os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" || opts.Full {
+		return
+	}
+	if parents, err := snapshot.List(opts.Data); err != nil || len(parents) == 0 {
 		return
 	}
 	debug.SetGCPercent(oneShotGCPercent)
+	if opts.Log != nil {
+		opts.Log.Debug("an incremental run: the heap grows to five times what is live between collections", "gogc", oneShotGCPercent)
+	}
 }
 
 // indexOptions reads the index command's options, building its stages.

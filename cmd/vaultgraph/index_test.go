@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -224,5 +226,47 @@ func TestIndexBadEmbedderIsUsage(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(data); len(entries) != 0 {
 		t.Errorf("--embedder nonsense wrote %v", entries)
+	}
+}
+
+// TestOneShotHeap: only an incremental one-shot run lets the heap grow
+// between collections (GOGC=400); a first run, a --full run and a run
+// with GOGC in the environment keep the runtime's default.
+func TestOneShotHeap(t *testing.T) {
+	vault, data := copyDemoVault(t), t.TempDir()
+	const says = "an incremental run: the heap grows"
+	run := func(env []string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(binary, append([]string{"--log-level", "debug", "index", "--vault", vault, "--data", data}, args...)...)
+		cmd.Env = append(os.Environ(), env...)
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("index %v: %v\n%s", args, err, errb.String())
+		}
+		return errb.String()
+	}
+	edit := func(i int) {
+		f, err := os.OpenFile(filepath.Join(vault, "Projects", "Search.md"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(f, "\nEdit %d.\n", i)
+		f.Close()
+	}
+	if strings.Contains(run(nil), says) {
+		t.Error("a first run raised GOGC")
+	}
+	edit(1)
+	if !strings.Contains(run(nil), says) {
+		t.Error("an incremental run kept the default GOGC")
+	}
+	edit(2)
+	if strings.Contains(run(nil, "--full"), says) {
+		t.Error("a --full run raised GOGC")
+	}
+	edit(3)
+	if strings.Contains(run([]string{"GOGC=100"}), says) {
+		t.Error("GOGC in the environment was overridden")
 	}
 }
