@@ -186,3 +186,34 @@ func checkHubRetrieve(t *testing.T, r *retrieve.Retriever, question, hub string)
 		t.Logf("%s on hub %q: %d chunks, %d notes, %d edges, truncated %v, %.1f ms", rank, hub, len(res.Chunks), len(res.Notes), len(res.Edges), res.Truncated, res.ElapsedMS)
 	}
 }
+
+// BenchmarkResultJSON encodes depth-1 answers over the generated vault
+// with encoding/json (as the server did) and with Result.AppendJSON.
+func BenchmarkResultJSON(b *testing.B) {
+	r := mustBenchRetriever(b)
+	questions, _ := benchQuestions(b, r)
+	var results []*retrieve.Result
+	for _, q := range questions {
+		res, err := r.Retrieve(context.Background(), retrieve.Request{Question: q, Depth: retrieve.Depth(1)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		results = append(results, res)
+	}
+	b.Run("encoding-json", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			stdJSON(b, results[i%len(results)])
+			i++
+		}
+	})
+	b.Run("AppendJSON", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			if _, err := results[i%len(results)].AppendJSON(nil); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+}
