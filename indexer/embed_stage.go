@@ -513,7 +513,7 @@ func share(b *Build, t *embedTarget, rows []vectors.Hash, fp vectors.Hash, dims 
 		return false, nil
 	}
 	for i, h := range rows {
-		if p.HashAt(i) != h {
+		if !p.HasHash(i, h) {
 			return false, nil
 		}
 	}

@@ -22,6 +22,9 @@ const (
 	fileVersion    = format.VectorFileLayout
 	fileHeaderSize = 64
 	hashSize       = 32
+	// keySize is how much of a row's text hash the current layout stores:
+	// its first 128 bits (layouts 2 and 3 stored all 32 bytes).
+	keySize = 16
 	// MaxDims bounds the dimension a vector file may declare.
 	MaxDims = 1 << 16
 )
@@ -57,7 +60,8 @@ type File struct {
 	count       int
 	codeLen     int // bytes of one plane's codes per row: dims rounded up to codeAlign
 	fingerprint Hash
-	hashes      []byte // count*32
+	hashes      []byte // count*keyLen: each row's text hash, or its first keyLen bytes
+	keyLen      int    // bytes of each row's hash stored: keySize, or hashSize before layout 4
 	// firstRow[p] is the first row whose hash starts with prefix p or a
 	// greater one (prefixBits bits), so that Find searches a bucket of
 	// about one row rather than the whole file; nil: search it all.
@@ -131,8 +135,12 @@ func decodeFile(b []byte, alloc func(n int) []byte) (_ *File, packed []byte, _ e
 		return nil, nil, fmt.Errorf("%w: bad magic", ErrCorrupt)
 	}
 	version := binary.LittleEndian.Uint32(b[8:])
-	if version != fileVersion && version != byteFineLayout {
-		return nil, nil, fmt.Errorf("%w: layout version %d, this build reads %d and %d", ErrCorrupt, version, byteFineLayout, fileVersion)
+	if version != fileVersion && version != byteFineLayout && version != fullHashLayout {
+		return nil, nil, fmt.Errorf("%w: layout version %d, this build reads %d to %d", ErrCorrupt, version, byteFineLayout, fileVersion)
+	}
+	kl := keySize
+	if version < fileVersion {
+		kl = hashSize
 	}
 	dims := uint64(binary.LittleEndian.Uint32(b[12:]))
 	count := binary.LittleEndian.Uint64(b[16:])
@@ -144,10 +152,10 @@ func decodeFile(b []byte, alloc func(n int) []byte) (_ *File, packed []byte, _ e
 		return nil, nil, fmt.Errorf("%w: code length %d for %d dimensions, want %d", ErrCorrupt, got, dims, cl)
 	}
 	// Bound count before multiplying so that the size cannot overflow.
-	if count > uint64(len(b))/hashSize {
+	if count > uint64(len(b))/uint64(kl) {
 		return nil, nil, fmt.Errorf("%w: %d rows cannot fit in %d bytes", ErrCorrupt, count, len(b))
 	}
-	scalesOff, codesOff := fileSections(int(count))
+	scalesOff, codesOff := fileSections(int(count), kl)
 	fineLen := uint64(packedFineLen(int(cl)))
 	if version == byteFineLayout {
 		fineLen = cl
@@ -156,11 +164,11 @@ func decodeFile(b []byte, alloc func(n int) []byte) (_ *File, packed []byte, _ e
 	if uint64(len(b)) != want {
 		return nil, nil, fmt.Errorf("%w: %d bytes, the header implies %d", ErrCorrupt, len(b), want)
 	}
-	vf := &File{dims: int(dims), count: int(count), codeLen: int(cl)}
+	vf := &File{dims: int(dims), count: int(count), codeLen: int(cl), keyLen: kl}
 	copy(vf.fingerprint[:], b[24:56])
-	vf.hashes = b[fileHeaderSize : fileHeaderSize+int(count)*hashSize]
+	vf.hashes = b[fileHeaderSize : fileHeaderSize+int(count)*kl]
 	for i := 1; i < vf.count; i++ {
-		if bytes.Compare(vf.hashes[(i-1)*hashSize:i*hashSize], vf.hashes[i*hashSize:(i+1)*hashSize]) >= 0 {
+		if bytes.Compare(vf.key(i-1), vf.key(i)) >= 0 {
 			return nil, nil, fmt.Errorf("%w: text hashes not strictly ascending at row %d", ErrCorrupt, i)
 		}
 	}
@@ -187,10 +195,16 @@ func decodeFile(b []byte, alloc func(n int) []byte) (_ *File, packed []byte, _ e
 // holds in memory, so its planes are used in place. Readers still read it.
 const byteFineLayout = 2
 
+// fullHashLayout is the vector file layout before format.VectorFileLayout
+// 4, which stores each row's whole text hash (32 bytes, not 16). Readers
+// still read it.
+const fullHashLayout = 3
+
 // fileSections returns the offsets of the scales and of the codes (the
-// int8 plane, then the residual plane) in a file of count rows.
-func fileSections(count int) (scales, codes int) {
-	scales = fileHeaderSize + roundUp(count*hashSize, 64)
+// int8 plane, then the residual plane) in a file of count rows whose
+// hashes take keyLen bytes each.
+func fileSections(count, keyLen int) (scales, codes int) {
+	scales = fileHeaderSize + roundUp(count*keyLen, 64)
 	return scales, scales + roundUp(4*count, 64)
 }
 
@@ -298,11 +312,23 @@ func (f *File) CopyRow(i int, dst []byte) float32 {
 	return f.scales[i]
 }
 
-// HashAt returns the text hash of row i.
+// HashAt returns the text hash of row i as the file stores it: its first
+// 16 bytes, the rest zero, in the current layout (all of it in layouts 2
+// and 3). Find and HasHash accept it as they accept the whole hash.
 func (f *File) HashAt(i int) Hash {
 	var h Hash
-	copy(h[:], f.hashes[i*hashSize:])
+	copy(h[:], f.key(i))
 	return h
+}
+
+// HasHash reports whether row i is the row of the text hash h.
+func (f *File) HasHash(i int, h Hash) bool {
+	return bytes.Equal(f.key(i), h[:f.keyLen])
+}
+
+// key returns the stored bytes of row i's text hash.
+func (f *File) key(i int) []byte {
+	return f.hashes[i*f.keyLen : (i+1)*f.keyLen]
 }
 
 // Find returns the row of the text hash h.
@@ -313,9 +339,9 @@ func (f *File) Find(h Hash) (int, bool) {
 		lo, hi = int(f.firstRow[p]), int(f.firstRow[p+1])
 	}
 	i := lo + sort.Search(hi-lo, func(i int) bool {
-		return bytes.Compare(f.hashes[(lo+i)*hashSize:(lo+i+1)*hashSize], h[:]) >= 0
+		return bytes.Compare(f.key(lo+i), h[:f.keyLen]) >= 0
 	})
-	if i < hi && bytes.Equal(f.hashes[i*hashSize:(i+1)*hashSize], h[:]) {
+	if i < hi && f.HasHash(i, h) {
 		return i, true
 	}
 	return -1, false
@@ -332,7 +358,7 @@ func (f *File) indexPrefixes() {
 	f.firstRow = make([]int32, 1<<f.prefixBits+1)
 	p := uint32(0)
 	for i := range f.count {
-		for q := prefix(f.hashes[i*hashSize:], f.prefixBits); p <= q; p++ {
+		for q := prefix(f.key(i), f.prefixBits); p <= q; p++ {
 			f.firstRow[p] = int32(i)
 		}
 	}
@@ -368,8 +394,10 @@ func WriteCodes(path string, fingerprint Hash, dims int, hashes []Hash, row func
 		return fmt.Errorf("write vectors: invalid dimension %d", dims)
 	}
 	for i := 1; i < len(hashes); i++ {
-		if bytes.Compare(hashes[i-1][:], hashes[i][:]) >= 0 {
-			return fmt.Errorf("write vectors: hashes not strictly ascending at row %d", i)
+		// Ascending whole hashes of different texts also ascend in their
+		// first 16 bytes, but for a collision of 128 bits of sha256.
+		if bytes.Compare(hashes[i-1][:keySize], hashes[i][:keySize]) >= 0 {
+			return fmt.Errorf("write vectors: hashes not strictly ascending in their first %d bytes at row %d", keySize, i)
 		}
 	}
 	cl := codeLen(dims)
@@ -411,10 +439,10 @@ func WriteCodes(path string, fingerprint Hash, dims int, hashes []Hash, row func
 	binary.LittleEndian.PutUint32(hdr[56:], uint32(cl))
 	w.Write(hdr[:])
 	for _, h := range hashes {
-		w.Write(h[:])
+		w.Write(h[:keySize])
 	}
-	scalesOff, codesOff := fileSections(len(hashes))
-	w.Write(make([]byte, scalesOff-fileHeaderSize-len(hashes)*hashSize))
+	scalesOff, codesOff := fileSections(len(hashes), keySize)
+	w.Write(make([]byte, scalesOff-fileHeaderSize-len(hashes)*keySize))
 	writeF32s(w, scales)
 	w.Write(make([]byte, codesOff-scalesOff-4*len(hashes)))
 	w.Write(codes)

@@ -13,14 +13,17 @@ import (
 // merge pass.
 func Remap(parent, next *File) []int {
 	remap := make([]int, parent.Len())
+	// A parent of an older layout stores whole hashes: compare the bytes
+	// both store.
+	n := min(parent.keyLen, next.keyLen)
 	j := 0
 	for i := range remap {
 		remap[i] = -1
-		hi := parent.hashes[i*hashSize : (i+1)*hashSize]
-		for j < next.Len() && bytes.Compare(next.hashes[j*hashSize:(j+1)*hashSize], hi) < 0 {
+		hi := parent.key(i)[:n]
+		for j < next.Len() && bytes.Compare(next.key(j)[:n], hi) < 0 {
 			j++
 		}
-		if j < next.Len() && bytes.Equal(next.hashes[j*hashSize:(j+1)*hashSize], hi) {
+		if j < next.Len() && bytes.Equal(next.key(j)[:n], hi) {
 			remap[i] = j
 		}
 	}

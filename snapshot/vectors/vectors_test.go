@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vaultgraph/vaultgraph/format"
@@ -35,7 +36,7 @@ func TestFileRoundTrip(t *testing.T) {
 				t.Fatalf("Len %d Dims %d fp %x", f.Len(), f.Dims(), f.Fingerprint())
 			}
 			for i := range tc.n {
-				if f.HashAt(i) != set.rows.hashes[i] {
+				if want := stored(set.rows.hashes[i]); f.HashAt(i) != want || !f.HasHash(i, set.rows.hashes[i]) {
 					t.Fatalf("hash %d differs", i)
 				}
 				row, ok := f.Find(set.rows.hashes[i])
@@ -111,14 +112,15 @@ func TestCorruptedVectorFile(t *testing.T) {
 		{"future version", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[8:], format.VectorFileLayout+1); return b }},
 		{"float32 rows of layout 1", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[8:], 1); return b }},
 		{"layout 2 of byte residuals", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[8:], 2); return b }},
+		{"layout 3 of whole hashes", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[8:], 3); return b }},
 		{"code length differs", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[56:], 64); return b }},
 		{"negative scale", func(b []byte) []byte {
-			s, _ := fileSections(10)
+			s, _ := fileSections(10, keySize)
 			binary.LittleEndian.PutUint32(b[s:], math.Float32bits(-1))
 			return b
 		}},
 		{"NaN scale", func(b []byte) []byte {
-			s, _ := fileSections(10)
+			s, _ := fileSections(10, keySize)
 			binary.LittleEndian.PutUint32(b[s+4:], math.Float32bits(float32(math.NaN())))
 			return b
 		}},
@@ -570,6 +572,75 @@ func TestLayout3IsRead(t *testing.T) {
 	}
 }
 
+// TestVectorLayout3IsRead reads the vector fixture of layout 3 (whole
+// 32-byte text hashes): its rows are the current layout's rows, found by
+// the same hashes, and Remap matches the two files row for row both ways
+// (an edit whose parent is of layout 3).
+func TestVectorLayout3IsRead(t *testing.T) {
+	old, err := OpenFile(filepath.Join("testdata", "graphs", "vectors-layout3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	vecPath, _ := fixturePaths()
+	cur, err := OpenFile(vecPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cur.Close()
+	if old.Len() != cur.Len() || old.Len() == 0 {
+		t.Fatalf("%d and %d rows", old.Len(), cur.Len())
+	}
+	set := latentSet(21, 60, 0, 20, 4) // the fixtures' generator
+	for i := range old.Len() {
+		h := set.rows.hashes[i]
+		if old.HashAt(i) != h || !old.HasHash(i, h) || !cur.HasHash(i, h) {
+			t.Fatalf("row %d: hashes %x and %x, want %x", i, old.HashAt(i), cur.HashAt(i), h)
+		}
+		for _, f := range []*File{old, cur} {
+			if r, ok := f.Find(h); !ok || r != i {
+				t.Fatalf("row %d found at %d, %v", i, r, ok)
+			}
+		}
+		if r, ok := cur.Find(cur.HashAt(i)); !ok || r != i {
+			t.Fatalf("row %d found by its stored 16 bytes at %d, %v", i, r, ok)
+		}
+		if !slices.Equal(old.Vector(i, nil), cur.Vector(i, nil)) {
+			t.Fatalf("row %d differs", i)
+		}
+	}
+	other := h16(0xff)
+	if _, ok := cur.Find(other); ok {
+		t.Fatal("a hash no row has was found")
+	}
+	for _, m := range [][]int{Remap(old, cur), Remap(cur, old)} {
+		for i, r := range m {
+			if r != i {
+				t.Fatalf("remap %v", m)
+			}
+		}
+	}
+	if d := len(mustRead(t, filepath.Join("testdata", "graphs", "vectors-layout3"))) - len(mustRead(t, vecPath)); d < 16*old.Len() {
+		t.Fatalf("layout 4 saves %d bytes over %d rows", d, old.Len())
+	}
+}
+
+// stored is h as a file of the current layout stores it: its first 16
+// bytes, then zeros.
+func stored(h Hash) Hash {
+	clear(h[keySize:])
+	return h
+}
+
+// h16 is a text hash of 16 bytes b, then zeros.
+func h16(b byte) Hash {
+	var h Hash
+	for i := range keySize {
+		h[i] = b
+	}
+	return h
+}
+
 // TestVectorLayout2IsRead reads the vector fixture of layout 2 (a byte
 // per residual): its rows decode as written, and written again in the
 // current layout they lose no more than its rounding of the residuals.
@@ -653,7 +724,8 @@ func TestFindByPrefix(t *testing.T) {
 		if row, ok := f.Find(h); !ok || row != i {
 			t.Fatalf("Find(row %d) = %d, %v", i, row, ok)
 		}
-		for _, b := range []int{31, 3, 0} {
+		// The last byte the file stores, the prefix's and the first.
+		for _, b := range []int{keySize - 1, 3, 0} {
 			miss := h
 			miss[b] ^= 0x01
 			if seen[miss] {
@@ -663,5 +735,16 @@ func TestFindByPrefix(t *testing.T) {
 				t.Fatalf("found absent hash %x at row %d", miss[:4], row)
 			}
 		}
+	}
+}
+
+// TestWriteRefusesSharedHashPrefixes: two texts whose hashes agree in the
+// 16 bytes a file stores cannot both have a row.
+func TestWriteRefusesSharedHashPrefixes(t *testing.T) {
+	a, b := h16(7), h16(7)
+	b[hashSize-1] = 1
+	err := WriteFile(filepath.Join(t.TempDir(), "v"), Hash{9}, 1, []Hash{a, b}, func(int) []float32 { return []float32{1} })
+	if err == nil || !strings.Contains(err.Error(), "first 16 bytes") {
+		t.Fatalf("rows sharing 16 bytes of hash written: %v", err)
 	}
 }
