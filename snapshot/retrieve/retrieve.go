@@ -370,10 +370,11 @@ type candidate struct {
 // edges are examined; when more than maxScored neighbours qualify (a hub),
 // they are first ranked by their edge's sentence alone and only the best
 // maxScored have their chunks scored.
+// The list is the scratch's, valid until the next call.
 func (q *question) candidates(u int32) []candidate {
 	g, s := q.r.graph, q.s
 	s.nextCandidates()
-	var out []candidate
+	out := s.cands[:0]
 	consider := func(e, v int32) {
 		if q.memberOf(v) != nil {
 			return
@@ -443,6 +444,7 @@ func (q *question) candidates(u int32) []candidate {
 		out[i].score = max(out[i].score, fit)
 	}
 	sortCandidates(out)
+	s.cands = out[:0]
 	return out
 }
 

@@ -25,6 +25,9 @@ type scratch struct {
 	candGen uint32
 	candAt  []uint32
 	cand    []int32
+	// cands is candidates' list, reused by each call: its callers are
+	// done with one list before they ask for the next.
+	cands []candidate
 }
 
 func newScratch(chunks, notes int) *scratch {

@@ -302,8 +302,24 @@ func (ix *Index) searchChunks(q Query, vec []float32) ([]ChunkHit, bool, error) 
 	if labels != nil {
 		allowed = ix.chunks.rowsFiltered(keep)
 	}
+	// count is how many hits collect returns, without building them: the
+	// search asks it whether the rows found are enough.
+	count := func(hits []vectors.Hit) int {
+		n := 0
+		for _, h := range hits {
+			for _, it := range ix.chunks.items(h.Row) {
+				if n < q.K && keep(it) {
+					n++
+				}
+			}
+		}
+		return n
+	}
 	collect := func(hits []vectors.Hit) []ChunkHit {
-		var out []ChunkHit
+		var out []ChunkHit // nil when none is kept, as before
+		if n := count(hits); n > 0 {
+			out = make([]ChunkHit, 0, n)
+		}
 		for _, h := range hits {
 			for _, it := range ix.chunks.items(h.Row) {
 				if keep(it) && len(out) < q.K {
@@ -314,7 +330,7 @@ func (ix *Index) searchChunks(q Query, vec []float32) ([]ChunkHit, bool, error) 
 		return out
 	}
 	hits, exact, err := ix.nearestRows(&ix.chunks, vec, q.K, allowed, labels != nil,
-		func(h []vectors.Hit) bool { return len(collect(h)) >= q.K })
+		func(h []vectors.Hit) bool { return count(h) >= q.K })
 	if err != nil {
 		return nil, false, err
 	}
@@ -424,8 +440,23 @@ func (ix *Index) searchEdges(q Query, vec []float32) ([]EdgeHit, bool, error) {
 	if filtered {
 		allowed = ix.edges.rowsFiltered(keep)
 	}
+	// count is how many hits collect returns, without building them.
+	count := func(hits []vectors.Hit) int {
+		n := 0
+		for _, h := range hits {
+			for _, it := range ix.edges.items(h.Row) {
+				if n < q.K && keep(it) {
+					n++
+				}
+			}
+		}
+		return n
+	}
 	collect := func(hits []vectors.Hit) []EdgeHit {
-		var out []EdgeHit
+		var out []EdgeHit // nil when none is kept, as before
+		if n := count(hits); n > 0 {
+			out = make([]EdgeHit, 0, n)
+		}
 		for _, h := range hits {
 			for _, it := range ix.edges.items(h.Row) {
 				if keep(it) && len(out) < q.K {
@@ -438,7 +469,7 @@ func (ix *Index) searchEdges(q Query, vec []float32) ([]EdgeHit, bool, error) {
 		return out
 	}
 	hits, exact, err := ix.nearestRows(&ix.edges, vec, q.K, allowed, filtered,
-		func(h []vectors.Hit) bool { return len(collect(h)) >= q.K })
+		func(h []vectors.Hit) bool { return count(h) >= q.K })
 	if err != nil {
 		return nil, false, err
 	}
