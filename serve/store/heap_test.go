@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"math"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"testing"
@@ -51,6 +52,44 @@ func TestTuneHeap(t *testing.T) {
 		}
 		if got := current(); got != math.MaxInt64 {
 			t.Errorf("memory limit %d after the store closed, want the default", got)
+		}
+	})
+	t.Run("follows the live heap", func(t *testing.T) {
+		t.Setenv("GOMEMLIMIT", "")
+		f := newFixture(t)
+		f.publish()
+		st, err := New(f.data, Options{TuneHeap: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		refresh(t, st)
+		settled := current()
+		// What the server keeps besides its snapshot grows (an answer
+		// cache filling): the limit grows with it after a collection, up
+		// to RetuneAllowance more.
+		held := make([]byte, 2*RetuneAllowance)
+		for i := 0; i < len(held); i += 4096 {
+			held[i] = 1
+		}
+		for current() != settled+RetuneAllowance {
+			if got := current(); got > settled+RetuneAllowance {
+				t.Fatalf("memory limit %d, more than %d above the %d set at the swap", got, RetuneAllowance, settled)
+			}
+			runtime.GC()
+			<-retuned
+		}
+		runtime.KeepAlive(held)
+		held = nil
+		for current() >= settled+RetuneAllowance/2 {
+			runtime.GC()
+			<-retuned
+		}
+		if err := st.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		runtime.GC()
+		if got := current(); got != math.MaxInt64 {
+			t.Errorf("memory limit %d after the store closed and a collection, want the default", got)
 		}
 	})
 	t.Run("GOMEMLIMIT set", func(t *testing.T) {
