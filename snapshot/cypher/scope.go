@@ -30,6 +30,11 @@ type kind struct {
 	// tail, for a kMap that ends with the tail columns of a note (kNode)
 	// or relationship (kRel), says whose: properties(x) and x {.*}.
 	tail kindTag
+	// sparse marks a kMap whose null fields do not exist (properties(x)
+	// and x {.*}; the result reader drops them), but those of kept,
+	// which a projection names.
+	sparse bool
+	kept   []string
 	// nullVar, for a path bound by OPTIONAL MATCH, names a relationship
 	// of the path: Kuzu's unmatched optional path is not null but a path
 	// of the bound nodes, while its relationships are null. optional marks

@@ -272,6 +272,27 @@ func (t *translator) binary(e *Binary, sc *scope) (Expr, kind) {
 			return incomparable(e, l, r), k
 		}
 	}
+	if e.Op == "IN" {
+		if list, ok := r.(*ListLit); ok && len(list.Items) > 0 {
+			// Items of another family than x never equal it: they are no
+			// match (not a null), and Kuzu, which casts no list, could
+			// not build the list or bind x IN it.
+			kept := &ListLit{P: list.P}
+			xf := family(lk)
+			for _, it := range list.Items {
+				if lit, ok := it.(*Literal); ok && lit.Kind != LitNull {
+					if f := family(literalKind(lit)); xf != "" && f != "" && f != xf {
+						continue
+					}
+				}
+				kept.Items = append(kept.Items, it)
+			}
+			if len(kept.Items) == 0 {
+				return &Case{P: e.P, Whens: []When{{Cond: &IsNull{P: e.P, X: l}, Then: nullLit(e.P)}}, Else: &Literal{P: e.P, Kind: LitBool, Bool: false}}, k
+			}
+			out.R = kept
+		}
+	}
 	switch e.Op {
 	case "+", "-", "*", "/", "%", "^":
 		k = unknownKind
@@ -310,15 +331,20 @@ func family(k kind) string {
 
 // neverEqual reports whether values l and r, of kinds lk and rk, are of
 // families that never compare (a list and a string, a string and a
-// number) where Kuzu would fail instead of answering: it casts one side
-// to the other's type, and a string that is not a number does not
-// convert. A string literal that converts is left to Kuzu
-// (n.budget = '1200000' keeps working), and so is every comparison of a
-// date with a string (p.started = '2022-01-10').
+// number, a date and a number) where Kuzu would fail instead of
+// answering: it casts one side to the other's type, and a string that is
+// not a number does not convert. A string literal that converts is left
+// to Kuzu (n.budget = '1200000' keeps working), and so is every
+// comparison of a date with a string (p.started = '2022-01-10').
 func neverEqual(l Expr, lk kind, r Expr, rk kind) bool {
 	lf, rf := family(lk), family(rk)
-	if lf == "" || rf == "" || lf == rf || lf == "temporal" || rf == "temporal" {
+	if lf == "" || rf == "" || lf == rf {
 		return false
+	}
+	if lf == "temporal" || rf == "temporal" {
+		// A date against a string is Kuzu's (it reads the string as a
+		// date); against anything else it never compares.
+		return lf != "string" && rf != "string"
 	}
 	if lf == "list" || lf == "map" || rf == "list" || rf == "map" {
 		return true
@@ -416,7 +442,7 @@ func isFalse(e Expr) bool {
 // position.
 func (t *translator) index(e *Index, sc *scope) (Expr, kind) {
 	x, k := t.expr(e.X, sc)
-	i, _ := t.expr(e.I, sc)
+	i, ik := t.expr(e.I, sc)
 	if isNull(x) || isNull(i) {
 		return nullLit(e.P), nullKind
 	}
@@ -426,6 +452,12 @@ func (t *translator) index(e *Index, sc *scope) (Expr, kind) {
 	}
 	if l, ok := i.(*Literal); ok && l.Kind == LitInt {
 		return t.elementAt(x, oneBased(l, false)), elemKind(k)
+	}
+	switch {
+	case k.tag == kMap || k.tag == kNode || k.tag == kRel:
+		t.fail(KindUnsupported, e.P, "a map, node or relationship subscript needs a literal key (x['name'] or x.name); the engine cannot look up a key computed by the query")
+	case family(ik) == "string":
+		t.fail(KindUnsupported, e.P, "a subscript by a string needs a map, node or relationship and a literal key (x['name']); the engine cannot look up a key computed by the query")
 	}
 	return t.bindOnce(i, func(i Expr) Expr { return t.elementAt(x, oneBased(i, false)) }), elemKind(k)
 }
@@ -682,7 +714,7 @@ func (t *translator) mapProjection(e *MapProjection, sc *scope) (Expr, kind) {
 	marker, _ := json.Marshal(kept)
 	out.Keys = append([]string{ProjectionMarker}, out.Keys...)
 	out.Values = append([]Expr{strLit(string(marker))}, out.Values...)
-	mk := kind{tag: kMap, keys: keys}
+	mk := kind{tag: kMap, keys: keys, sparse: true, kept: kept}
 	if t.s.hasTail(k.tag == kNode) {
 		out.Keys = append(out.Keys, format.GraphTailKeysColumn, format.GraphTailValuesColumn)
 		out.Values = append(out.Values, &Prop{X: x, Key: format.GraphTailKeysColumn}, &Prop{X: x, Key: format.GraphTailValuesColumn})
@@ -830,6 +862,9 @@ func (t *translator) keysOf(x Expr, k kind, p Pos) (Expr, kind) {
 	case kNode, kRel, kUnknown:
 		return &Prop{P: p, X: x, Key: format.GraphKeysColumn}, listOf(scalar("STRING"))
 	case kMap:
+		if k.sparse {
+			return t.presentKeys(x, k, p), listOf(scalar("STRING"))
+		}
 		if k.keys != nil {
 			l := &ListLit{P: p}
 			for _, key := range k.keys {
@@ -840,6 +875,67 @@ func (t *translator) keysOf(x Expr, k kind, p Pos) (Expr, kind) {
 	}
 	t.fail(KindUnsupported, p, "keys() takes a node, a relationship or a map literal")
 	return nil, unknownKind
+}
+
+// presentKeys is keys(m) of a sparse map (properties(x), x {.*}): the keys
+// whose fields have a value, those the projection names, and the keys of
+// the tail the row has.
+func (t *translator) presentKeys(m Expr, k kind, p Pos) Expr {
+	return t.bindOnce(m, func(m Expr) Expr {
+		var tail []string
+		if k.tail != 0 {
+			tail = t.s.tailNames(k.tail == kNode)
+		}
+		items := &ListLit{P: p}
+		for _, key := range k.keys {
+			switch {
+			case contains(k.kept, key):
+				items.Items = append(items.Items, strLit(key))
+			case !contains(tail, key):
+				items.Items = append(items.Items, ifNotNull(&Prop{P: p, X: m, Key: key}, strLit(key)))
+			}
+		}
+		v := t.newName("k")
+		var out Expr = call("list_filter", items, &Lambda{Params: []string{v}, Body: &IsNull{X: &Var{Name: v}, Not: true}})
+		if len(items.Items) == 0 {
+			out = call("list_filter", &ListLit{Items: []Expr{strLit("")}}, &Lambda{Params: []string{v}, Body: &Literal{Kind: LitBool, Bool: false}})
+		}
+		if k.tail != 0 {
+			// The tail's keys the row has, but those the projection
+			// names (listed already).
+			var has Expr = &Prop{P: p, X: m, Key: format.GraphTailKeysColumn}
+			var named []string
+			for _, key := range k.kept {
+				if contains(tail, key) {
+					named = append(named, key)
+				}
+			}
+			if len(named) > 0 {
+				w := t.newName("k")
+				has = call("list_filter", has, &Lambda{Params: []string{w}, Body: notIn(&Var{Name: w}, named)})
+			}
+			out = call("list_concat", out, has)
+		}
+		if len(k.kept) == 0 {
+			// Every note and edge has built-in properties with values:
+			// no key is the map of a null node (OPTIONAL MATCH), and
+			// keys(null) is null.
+			out = &Case{Whens: []When{{Cond: &Binary{Op: "=", L: call("size", out), R: intLit(0)}, Then: nullLit(p)}}, Else: out}
+		}
+		return out
+	})
+}
+
+// notIn is NOT x IN names (true for no names).
+func notIn(x Expr, names []string) Expr {
+	if len(names) == 0 {
+		return &Literal{Kind: LitBool, Bool: true}
+	}
+	l := &ListLit{}
+	for _, n := range names {
+		l.Items = append(l.Items, strLit(n))
+	}
+	return &Unary{Op: "NOT", X: &Binary{Op: "IN", L: x, R: l}}
 }
 
 // properties builds properties(x) as a struct literal whose first field,
@@ -853,7 +949,7 @@ func (t *translator) properties(x Expr, k kind, p Pos) (Expr, kind) {
 		return x, k
 	}
 	names, _ := t.s.allProperties(k.tag == kNode, k.tables)
-	mk := kind{tag: kMap, keys: names}
+	mk := kind{tag: kMap, keys: names, sparse: true}
 	if t.s.hasTail(k.tag == kNode) {
 		mk.keys = append(mk.keys, t.s.tailNames(k.tag == kNode)...)
 		mk.tail = k.tag

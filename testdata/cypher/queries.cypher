@@ -85,8 +85,27 @@ MATCH (a:Person)-[c:contributes]->(p:Project) RETURN a.title AS person, p.title 
 // == map_projection_all_null
 MATCH (a:Person {title: 'Alice'}) OPTIONAL MATCH (a)-[:funds]->(b:Spaceship) RETURN a.title AS title, b {.*} AS b
 
+// == keys_of_properties
+MATCH (p:Project) UNWIND keys(properties(p)) AS k RETURN p.title AS t, k ORDER BY t, k
+
+// == keys_of_map_projection
+MATCH (a:Person)-[c:contributes]->(p:Project) WITH a, p, c {.*, .nosuch} AS m UNWIND keys(m) AS k RETURN a.title AS person, p.title AS project, k, size(keys(m)) AS n ORDER BY person, project, k
+
+// == keys_of_null_properties
+MATCH (a:Person {title: 'Alice'}) OPTIONAL MATCH (a)-[:funds]->(b:Spaceship) RETURN keys(properties(b)) AS k, keys(b {.*}) AS m
+
 // == compare_across_types
 MATCH (n:Project) RETURN n.title AS t, n.title = 3 AS a, n.title <> 3 AS b, n.title < 3 AS c, n.budget = 'lots' AS d, n.active = 1 AS e, n.budget = '1200000' AS f, n.started = '2022-01-10' AS g, n.priority = 'high' AS h ORDER BY t
+
+// == compare_date_with_number
+MATCH (n:Project) RETURN n.title AS t, n.started > 2020 AS a, n.started = 5 AS b, n.started <> true AS c ORDER BY t
+
+// == in_list_of_other_types
+// params: {"ids": ["12"], "mixed": [1200000, "x", 3], "titles": ["Atlas", 3]}
+MATCH (n:Project) RETURN n.title AS t, n.budget IN $ids AS a, n.budget IN $mixed AS b, n.title IN $titles AS c, 1 IN [1, 'a'] AS d, 'a' IN [1, 2] AS e ORDER BY t
+
+// == subscript_with_computed_key
+MATCH (n {title: 'Atlas'}) RETURN [k IN keys(n) | n[k]] AS values
 
 // == compare_list_parameter_with_string
 // params: {"names": ["Atlas", "Search"]}
