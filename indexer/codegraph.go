@@ -202,6 +202,11 @@ func codeRows(repo, p, blob string, content []byte) (format.CodeFile, []format.S
 		syms[i] = format.Symbol{ID: format.SymbolID(id, s.Name), File: id, Name: s.Name, Kind: s.Kind, Line: int32(s.Line),
 			EndLine: int32(s.EndLine), Calls: s.Calls}
 	}
+	if pf.Generated {
+		// Only its head (where the marker is) is searched: its symbols
+		// would crowd out the code written by hand.
+		return f, syms, codeChunks(f, nil, content)
+	}
 	return f, syms, codeChunks(f, syms, content)
 }
 

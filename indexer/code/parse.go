@@ -9,7 +9,7 @@ import (
 
 // Revision is the revision of the code reader. A snapshot records it; a run
 // with another revision reads every file again instead of reusing its rows.
-const Revision = 2
+const Revision = 3
 
 // Languages, as recorded in CodeFile.Language.
 const (
@@ -56,7 +56,7 @@ type File struct {
 	// Test reports a test file by the language's convention.
 	Test bool
 	// Generated reports a file that says it is generated, or is minified
-	// (see IsGenerated): its symbols are not read.
+	// (see IsGenerated): its symbols keep no calls.
 	Generated bool
 }
 
@@ -138,9 +138,13 @@ func Parse(p string, src []byte) File {
 	}
 	f.Symbols = uniqueSymbols(f.Symbols)
 	if f.Generated {
-		// Its imports and package still link it; its symbols are not
-		// the code to read or change.
-		f.Symbols = nil
+		// Its symbols are kept, so that links to them resolve, but not
+		// the names they call: a generator's thousands of calls are not
+		// the code to read or change (and the caller keeps no chunk of
+		// them).
+		for i := range f.Symbols {
+			f.Symbols[i].Calls = nil
+		}
 	}
 	return f
 }

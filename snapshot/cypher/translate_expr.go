@@ -273,6 +273,13 @@ func (t *translator) binary(e *Binary, sc *scope) (Expr, kind) {
 		}
 	}
 	if e.Op == "IN" {
+		if _, lit := r.(*ListLit); !lit && rk.tag == kList && rk.elem != nil && !isNull(l) {
+			// A value of another family than the list's items is in no
+			// such list ($year IN n.tags); Kuzu would fail to bind it.
+			if lf, ef := family(lk), family(*rk.elem); lf != "" && ef != "" && lf != ef && lf != "list" && lf != "map" {
+				return &Case{P: e.P, Whens: []When{{Cond: &Binary{P: e.P, Op: "OR", L: &IsNull{P: e.P, X: l}, R: &IsNull{P: e.P, X: r}}, Then: nullLit(e.P)}}, Else: &Literal{P: e.P, Kind: LitBool, Bool: false}}, k
+			}
+		}
 		if list, ok := r.(*ListLit); ok && len(list.Items) > 0 {
 			// Items of another family than x never equal it: they are no
 			// match (not a null), and Kuzu, which casts no list, could

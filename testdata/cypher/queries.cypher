@@ -104,6 +104,10 @@ MATCH (n:Project) RETURN n.title AS t, n.started > 2020 AS a, n.started = 5 AS b
 // params: {"ids": ["12"], "mixed": [1200000, "x", 3], "titles": ["Atlas", 3]}
 MATCH (n:Project) RETURN n.title AS t, n.budget IN $ids AS a, n.budget IN $mixed AS b, n.title IN $titles AS c, 1 IN [1, 'a'] AS d, 'a' IN [1, 2] AS e ORDER BY t
 
+// == number_in_string_list_property
+// params: {"year": 2023}
+MATCH (n:Project) RETURN n.title AS t, $year IN n.tags AS a, 3 IN n.tags AS b, 'project' IN n.tags AS c ORDER BY t
+
 // == subscript_with_computed_key
 MATCH (n {title: 'Atlas'}) RETURN [k IN keys(n) | n[k]] AS values
 
