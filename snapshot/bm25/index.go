@@ -282,12 +282,22 @@ func (ix *Index) Scores(terms []string) []float32 {
 	} else {
 		scores = make([]float32, ix.docs)
 	}
-	seen := map[string]bool{}
+	ix.accumulate(terms, scores, nil)
+	return scores
+}
+
+// accumulate adds the BM25 scores of the query terms (duplicates count
+// once) to scores, indexed by document, and appends to docs (when not
+// nil) each document it scores first: a term's score is positive (idf > 0,
+// as no term is in more documents than there are), so a 0 is a document
+// not yet seen.
+func (ix *Index) accumulate(terms []string, scores []float32, docs *[]int32) {
+	seen := make([]string, 0, 8)
 	for _, term := range terms {
-		if seen[term] {
+		if slices.Contains(seen, term) {
 			continue
 		}
-		seen[term] = true
+		seen = append(seen, term)
 		t := ix.lookup(term)
 		if t < 0 {
 			continue
@@ -306,10 +316,12 @@ func (ix *Index) Scores(terms []string) []float32 {
 			}
 			doc += v >> 1
 			f := float64(tf)
-			scores[doc] += float32(idf * f * (ix.k1 + 1) / (f + ix.norm(ix.lengths[doc])))
+			if docs != nil && scores[doc] == 0 {
+				*docs = append(*docs, int32(doc))
+			}
+			scores[doc] += float32(idf * f * (ix.k1 + 1) / (f + ix.norms[doc]))
 		}
 	}
-	return scores
 }
 
 // Scored is the BM25 scores of one query with the documents they are
@@ -335,42 +347,9 @@ func (ix *Index) Score(terms []string) *Scored {
 	if !ok || len(s.Scores) != ix.docs {
 		s = &Scored{Scores: make([]float32, ix.docs)}
 	}
-	scores := s.Scores
-	seen := make([]string, 0, 8)
-	for _, term := range terms {
-		if slices.Contains(seen, term) {
-			continue
-		}
-		seen = append(seen, term)
-		t := ix.lookup(term)
-		if t < 0 {
-			continue
-		}
-		idf := ix.idf(t)
-		p := ix.postings[ix.postOff[t]:ix.postOff[t+1]]
-		doc := uint64(0)
-		for len(p) > 0 {
-			v, k := binary.Uvarint(p)
-			p = p[k:]
-			tf := uint64(1)
-			if v&1 != 0 {
-				tf, k = binary.Uvarint(p)
-				p = p[k:]
-				tf += 2
-			}
-			doc += v >> 1
-			f := float64(tf)
-			norm := ix.norms[doc]
-			// A term's score is positive (idf > 0 as no term is in more
-			// documents than there are), so a 0 is a document not yet seen.
-			if scores[doc] == 0 {
-				s.Docs = append(s.Docs, int32(doc))
-			}
-			scores[doc] += float32(idf * f * (ix.k1 + 1) / (f + norm))
-		}
-	}
+	ix.accumulate(terms, s.Scores, &s.Docs)
 	for _, d := range s.Docs {
-		if v := scores[d]; v > s.Max {
+		if v := s.Scores[d]; v > s.Max {
 			s.Max = v
 		}
 	}
