@@ -230,6 +230,20 @@ const (
 	exactFloats = 1 << 22
 )
 
+// kept is how many items of the rows hit keep admits, at most k: what a
+// search's hit list would hold, counted without building it.
+func (t *target) kept(hits []vectors.Hit, k int, keep func(item int32) bool) int {
+	n := 0
+	for _, h := range hits {
+		for _, it := range t.items(h.Row) {
+			if n < k && keep(it) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // rowsFiltered returns the rows some item of which passes keep.
 func (t *target) rowsFiltered(keep func(item int32) bool) []int {
 	var rows []int
@@ -304,17 +318,7 @@ func (ix *Index) searchChunks(q Query, vec []float32) ([]ChunkHit, bool, error) 
 	}
 	// count is how many hits collect returns, without building them: the
 	// search asks it whether the rows found are enough.
-	count := func(hits []vectors.Hit) int {
-		n := 0
-		for _, h := range hits {
-			for _, it := range ix.chunks.items(h.Row) {
-				if n < q.K && keep(it) {
-					n++
-				}
-			}
-		}
-		return n
-	}
+	count := func(hits []vectors.Hit) int { return ix.chunks.kept(hits, q.K, keep) }
 	collect := func(hits []vectors.Hit) []ChunkHit {
 		var out []ChunkHit // nil when none is kept, as before
 		if n := count(hits); n > 0 {
@@ -441,17 +445,7 @@ func (ix *Index) searchEdges(q Query, vec []float32) ([]EdgeHit, bool, error) {
 		allowed = ix.edges.rowsFiltered(keep)
 	}
 	// count is how many hits collect returns, without building them.
-	count := func(hits []vectors.Hit) int {
-		n := 0
-		for _, h := range hits {
-			for _, it := range ix.edges.items(h.Row) {
-				if n < q.K && keep(it) {
-					n++
-				}
-			}
-		}
-		return n
-	}
+	count := func(hits []vectors.Hit) int { return ix.edges.kept(hits, q.K, keep) }
 	collect := func(hits []vectors.Hit) []EdgeHit {
 		var out []EdgeHit // nil when none is kept, as before
 		if n := count(hits); n > 0 {
