@@ -277,7 +277,7 @@ func (t *translator) binary(e *Binary, sc *scope) (Expr, kind) {
 			// A value of another family than the list's items is in no
 			// such list ($year IN n.tags); Kuzu would fail to bind it.
 			if lf, ef := family(lk), family(*rk.elem); lf != "" && ef != "" && lf != ef && lf != "list" && lf != "map" {
-				return &Case{P: e.P, Whens: []When{{Cond: &Binary{P: e.P, Op: "OR", L: &IsNull{P: e.P, X: l}, R: &IsNull{P: e.P, X: r}}, Then: nullLit(e.P)}}, Else: &Literal{P: e.P, Kind: LitBool, Bool: false}}, k
+				return unlessNull(e.P, &Literal{P: e.P, Kind: LitBool, Bool: false}, l, r), k
 			}
 		}
 		if list, ok := r.(*ListLit); ok && len(list.Items) > 0 {
@@ -295,7 +295,7 @@ func (t *translator) binary(e *Binary, sc *scope) (Expr, kind) {
 				kept.Items = append(kept.Items, it)
 			}
 			if len(kept.Items) == 0 {
-				return &Case{P: e.P, Whens: []When{{Cond: &IsNull{P: e.P, X: l}, Then: nullLit(e.P)}}, Else: &Literal{P: e.P, Kind: LitBool, Bool: false}}, k
+				return unlessNull(e.P, &Literal{P: e.P, Kind: LitBool, Bool: false}, l), k
 			}
 			out.R = kept
 		}
@@ -391,8 +391,21 @@ func incomparable(e *Binary, l, r Expr) Expr {
 	default:
 		return nullLit(e.P)
 	}
-	either := &Binary{P: e.P, Op: "OR", L: &IsNull{P: e.P, X: l}, R: &IsNull{P: e.P, X: r}}
-	return &Case{P: e.P, Whens: []When{{Cond: either, Then: nullLit(e.P)}}, Else: then}
+	return unlessNull(e.P, then, l, r)
+}
+
+// unlessNull is value, or null where any of probes is null:
+// CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE value END.
+func unlessNull(p Pos, value Expr, probes ...Expr) Expr {
+	var cond Expr
+	for _, x := range probes {
+		var isNull Expr = &IsNull{P: p, X: x}
+		if cond != nil {
+			isNull = &Binary{P: p, Op: "OR", L: cond, R: isNull}
+		}
+		cond = isNull
+	}
+	return &Case{P: p, Whens: []When{{Cond: cond, Then: nullLit(p)}}, Else: value}
 }
 
 // foldBinary applies openCypher's null rules to operators on the null
