@@ -132,8 +132,11 @@ func similarityAVX512(q *float32, c, r *byte, n int) (s, t float32)
 // similarity returns sum q*c and sum q*r over the length of q (c and r at
 // least as long): what File.Similarity scales.
 func similarity(q []float32, c, r []byte) (s, t float32) {
-	n := len(q) / 16 * 16
-	if useAVX512 && n > 0 {
+	n := 0
+	if useAVX512 {
+		n = len(q) / 16 * 16
+	}
+	if n > 0 {
 		c, r = c[:len(q)], r[:len(q)]
 		s, t = similarityAVX512(&q[0], &c[0], &r[0], n)
 		if n == len(q) {
