@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+
+	"github.com/vaultgraph/vaultgraph/snapshot/graphdb"
 )
 
 // A served snapshot is a large, long-lived heap (a 10,000-note vault's
@@ -170,12 +172,20 @@ func (h *heapTuner) settleLocked() {
 	// collection measured 199 MB live where there were 141, and the limit
 	// came out 87 MB higher than it should.
 	runtime.GC()
-	debug.FreeOSMemory()
+	releaseMemory()
 	if h.loading > 0 || userLimit() {
 		return
 	}
 	h.settled = heapLimit(liveHeapBytes())
 	debug.SetMemoryLimit(h.settled)
+}
+
+// releaseMemory collects and returns freed memory to the system: the Go
+// heap's and the graph engine's C allocator's (a closed database frees
+// tens of MiB that glibc would otherwise keep).
+func releaseMemory() {
+	debug.FreeOSMemory()
+	graphdb.ReleaseMemory()
 }
 
 // heapLimit is the memory limit for a live heap of live bytes: the heap,

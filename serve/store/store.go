@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -241,7 +240,7 @@ func (st *Store) refresh(ctx context.Context, retry bool) (RefreshResult, error)
 		case st.opts.TuneHeap:
 			tuner.settle()
 		default:
-			debug.FreeOSMemory()
+			releaseMemory()
 		}
 	}()
 	for i := len(entries) - 1; i >= 0 && entries[i].ID > floor; i-- {
@@ -350,7 +349,7 @@ func (st *Store) closed(s *Snapshot, err error) {
 	if st.opts.TuneHeap {
 		tuner.settle()
 	} else {
-		debug.FreeOSMemory()
+		releaseMemory()
 	}
 	st.nOpen.Add(-1)
 	st.open.Done()
