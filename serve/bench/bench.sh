@@ -7,7 +7,8 @@
 # Usage, from anywhere in the repository:
 #   serve/bench/bench.sh [WORKDIR]        (default /tmp/vaultgraph-bench)
 # Environment: NOTES (10000), DURATION (20s per route), CONNECTIONS (8),
-# THREADS (2), PORT (7411), SWAPS (3). A WORKDIR from an earlier run keeps
+# THREADS (2), PORT (7411), SWAPS (3); MIXED_THREADS (4), MIXED_DURATION
+# (60s) and MIXED_SWAPS (6) for the mixed load with swaps during it. A WORKDIR from an earlier run keeps
 # its vault and index, so a re-run only measures.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -17,6 +18,9 @@ CONN=${CONNECTIONS:-8}
 THREADS=${THREADS:-2}
 PORT=${PORT:-7411}
 SWAPS=${SWAPS:-3}
+MIXED_THREADS=${MIXED_THREADS:-4}
+MIXED_SWAPS=${MIXED_SWAPS:-6}
+MIXED_DURATION=${MIXED_DURATION:-60s}
 WORK=${1:-/tmp/vaultgraph-bench}
 URL=http://127.0.0.1:$PORT
 command -v wrk >/dev/null || { echo "bench.sh needs wrk: apt-get install wrk" >&2; exit 1; }
@@ -107,6 +111,37 @@ function body(i)
   return '{"question": "what does the winter release ' .. i .. ' depend on, and who reviews it?", "k": 5, "depth": 1}'
 end
 LUA
+# The mixed load: every request new, a tenth of them sorts over every edge
+# (the heaviest queries in Kuzu), three tenths one-hop queries, a tenth
+# counts by person, two tenths retrievals and two tenths searches.
+{
+  echo "local PATHS, THREADS = '$WORK/paths.txt', $MIXED_THREADS"
+  cat <<'LUA'
+local threads = 0
+function setup(thread) thread:set("id", threads); threads = threads + 1 end
+local paths = {}
+for line in io.lines(PATHS) do paths[#paths + 1] = line end
+local function json(s) return '"' .. s:gsub('\\', '\\\\'):gsub('"', '\\"') .. '"' end
+local H = {["Content-Type"] = "application/json"}
+local n = 0
+function request()
+  local i = n * THREADS + id -- unique across threads
+  n = n + 1
+  local kind = i * 7919 % 10
+  if kind < 3 then
+    return wrk.format("POST", "/query", H, '{"query": "MATCH (a)-[:links_to]->(b) WHERE a.path = $p RETURN b.title, b.path ORDER BY b.title LIMIT 20", "params": {"p": ' .. json(paths[i * 31 % #paths + 1]) .. '}, "max_rows": ' .. (100 + i) .. '}')
+  elseif kind < 4 then
+    return wrk.format("POST", "/query", H, '{"query": "MATCH (a)-[e]->(b) RETURN a.title, b.title ORDER BY b.title DESC, a.title SKIP ' .. (i % 5000) .. ' LIMIT 20", "max_rows": ' .. (100 + i) .. '}')
+  elseif kind < 5 then
+    return wrk.format("POST", "/query", H, '{"query": "MATCH (p:Person)-[:authored]->(x) RETURN p.title, count(x) AS n ORDER BY n DESC, p.title LIMIT ' .. (10 + i) .. '"}')
+  elseif kind < 7 then
+    return wrk.format("POST", "/retrieve", H, '{"question": "what does the winter release ' .. i .. ' depend on, and who reviews it?", "k": 5, "depth": 1}')
+  else
+    return wrk.format("POST", "/search", H, '{"query": "release plan ' .. i .. ' for the winter design review", "k": 10}')
+  end
+end
+LUA
+} > "$WORK/mixed.lua"
 
 run() { # name path [script]
   echo "== $1: ${3:+POST }$2${3:+ ($3)}"
@@ -138,3 +173,27 @@ for _ in $(seq 50); do
 done
 echo "resident memory after swaps: $(rss)"
 curl -s "$URL/metrics" | grep -E '^vaultgraph_snapshot(s_open|_swaps_total)'
+
+# Swaps under load: the mixed load runs for MIXED_DURATION, and
+# MIXED_SWAPS incremental index runs publish from 2 s into it; the
+# server's resident memory is sampled every 0.2 s meanwhile (the peaks are
+# while a snapshot loads beside the one served).
+echo "== mixed load ($MIXED_THREADS threads, $MIXED_DURATION) with $MIXED_SWAPS swaps during it"
+( while kill -0 "$PID" 2>/dev/null; do awk '/VmRSS/ {print int($2/1024)}' "/proc/$PID/status"; sleep 0.2; done ) > "$WORK/rss-mixed.txt" &
+SAMPLER=$!
+wrk -t"$MIXED_THREADS" -c"$CONN" -d"$MIXED_DURATION" -s "$WORK/mixed.lua" "$URL" > "$WORK/wrk-mixed.txt" 2>&1 &
+WRK=$!
+sleep 2
+"$WORK/vgbench" swap -url "$URL" -vault "$WORK/vault" -data "$WORK/data" -bin "$VG" -n "$MIXED_SWAPS" | tail -1
+kill -0 $WRK 2>/dev/null || echo "(the swaps outlasted the load: raise MIXED_DURATION)"
+wait $WRK || true
+kill $SAMPLER; wait $SAMPLER 2>/dev/null || true
+grep -E "Requests/sec|Non-2xx|Socket errors|requests in" "$WORK/wrk-mixed.txt"
+sort -n "$WORK/rss-mixed.txt" | awk '{v[NR] = $1} END {
+  printf "resident memory under the mixed load with swaps: median %d MiB, 90th percentile %d, max %d (%d samples)\n", v[int((NR + 1) / 2)], v[int(NR * 0.9) > 0 ? int(NR * 0.9) : 1], v[NR], NR }'
+for _ in $(seq 50); do
+  curl -s "$URL/metrics" | grep -q '^vaultgraph_snapshots_open 1$' && break
+  sleep 0.2
+done
+echo "resident memory after the mixed load: $(rss)"
+curl -s "$URL/metrics" | grep -E '^vaultgraph_(snapshot_swaps_total|heavy_requests_rejected_total)'

@@ -136,3 +136,40 @@ func TestSettleIgnoresPooledBuffers(t *testing.T) {
 		t.Errorf("memory limit %d MiB after settling with a pooled %d MiB buffer; live heap %d MiB", limit>>20, size>>20, liveHeapBytes()>>20)
 	}
 }
+
+// TestLimitFallsWhenARetiredSnapshotCloses: a swap under load measures
+// the live heap while requests still hold the snapshot it replaced, so
+// the limit it sets counts both; once the last of those requests releases
+// the old snapshot, the limit is set again from what is left.
+func TestLimitFallsWhenARetiredSnapshotCloses(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	current := func() int64 { return debug.SetMemoryLimit(-1) }
+	defer debug.SetMemoryLimit(current())
+	f := newFixture(t)
+	f.publish()
+	st := f.store(Options{TuneHeap: true})
+	refresh(t, st)
+	held, release := st.Acquire()
+	// Stands in for the components of a large snapshot (a 10,000-note
+	// vault's hold 120 MiB of heap): reachable from the snapshot only.
+	const size = 256 << 20
+	held.addCloser("ballast", ballast(size))
+	f.publish()
+	refresh(t, st)
+	during := current()
+	if during < size {
+		t.Fatalf("memory limit %d MiB after a swap while the old snapshot holds %d MiB", during>>20, size>>20)
+	}
+	release()
+	eventually(t, "the retired snapshot closes", func() bool { return st.Stats().Open == 1 })
+	if after := current(); after > during-size/2 || after >= size {
+		t.Errorf("memory limit %d MiB once the retired snapshot closed, %d MiB while it held %d MiB", after>>20, during>>20, size>>20)
+	}
+}
+
+// ballast returns a closer that keeps n bytes reachable until it is
+// dropped.
+func ballast(n int) func() error {
+	b := make([]byte, n)
+	return func() error { _ = b[len(b)-1]; return nil }
+}
