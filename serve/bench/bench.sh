@@ -8,7 +8,7 @@
 #   serve/bench/bench.sh [WORKDIR]        (default /tmp/vaultgraph-bench)
 # Environment: NOTES (10000), DURATION (20s per route), CONNECTIONS (8),
 # THREADS (2), PORT (7411), SWAPS (3); MIXED_THREADS (4), MIXED_DURATION
-# (60s) and MIXED_SWAPS (6) for the mixed load with swaps during it. A WORKDIR from an earlier run keeps
+# (90s) and MIXED_SWAPS (6) for the mixed load with swaps during it. A WORKDIR from an earlier run keeps
 # its vault and index, so a re-run only measures.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -20,7 +20,7 @@ PORT=${PORT:-7411}
 SWAPS=${SWAPS:-3}
 MIXED_THREADS=${MIXED_THREADS:-4}
 MIXED_SWAPS=${MIXED_SWAPS:-6}
-MIXED_DURATION=${MIXED_DURATION:-60s}
+MIXED_DURATION=${MIXED_DURATION:-90s}
 WORK=${1:-/tmp/vaultgraph-bench}
 URL=http://127.0.0.1:$PORT
 command -v wrk >/dev/null || { echo "bench.sh needs wrk: apt-get install wrk" >&2; exit 1; }
@@ -37,7 +37,8 @@ fi
 echo "== machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); wrk -t$THREADS -c$CONN -d$DURATION"
 
 start=$(date +%s%N)
-"$VG" --log-level warn serve --data "$WORK/data" --addr "127.0.0.1:$PORT" &
+# The server's log (slow requests are warnings) goes to WORKDIR/serve.log.
+"$VG" --log-level warn serve --data "$WORK/data" --addr "127.0.0.1:$PORT" 2> "$WORK/serve.log" &
 PID=$!
 trap 'kill -TERM $PID 2>/dev/null; wait $PID 2>/dev/null || true' EXIT
 rss() { awk '/VmRSS/ {printf "%.0f MiB", $2/1024}' "/proc/$PID/status"; }
@@ -190,7 +191,8 @@ wait $WRK || true
 kill $SAMPLER; wait $SAMPLER 2>/dev/null || true
 grep -E "Requests/sec|Non-2xx|Socket errors|requests in" "$WORK/wrk-mixed.txt"
 sort -n "$WORK/rss-mixed.txt" | awk '{v[NR] = $1} END {
-  printf "resident memory under the mixed load with swaps: median %d MiB, 90th percentile %d, max %d (%d samples)\n", v[int((NR + 1) / 2)], v[int(NR * 0.9) > 0 ? int(NR * 0.9) : 1], v[NR], NR }'
+  p = int(NR * 0.9); if (p < 1) p = 1
+  printf "resident memory under the mixed load with swaps: median %d MiB, 90th percentile %d, max %d (%d samples)\n", v[int((NR + 1) / 2)], v[p], v[NR], NR }'
 for _ in $(seq 50); do
   curl -s "$URL/metrics" | grep -q '^vaultgraph_snapshots_open 1$' && break
   sleep 0.2
