@@ -62,6 +62,6 @@ func (st *Store) fellBack(old, serving *Snapshot, reason string, rejected int) *
 // readers holding it release it.
 func (st *Store) withdraw() {
 	if old := st.cur.Swap(nil); old != nil {
-		old.retire()
+		st.retire(old)
 	}
 }

@@ -139,8 +139,9 @@ func TestSettleIgnoresPooledBuffers(t *testing.T) {
 
 // TestLimitFallsWhenARetiredSnapshotCloses: a swap under load measures
 // the live heap while requests still hold the snapshot it replaced, so
-// the limit it sets counts both; once the last of those requests releases
-// the old snapshot, the limit is set again from what is left.
+// the limit it sets counts both (with the headroom of one); once the last
+// of those requests releases the old snapshot, the limit is set again
+// from what is left.
 func TestLimitFallsWhenARetiredSnapshotCloses(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "")
 	current := func() int64 { return debug.SetMemoryLimit(-1) }
@@ -159,6 +160,11 @@ func TestLimitFallsWhenARetiredSnapshotCloses(t *testing.T) {
 	during := current()
 	if during < size {
 		t.Fatalf("memory limit %d MiB after a swap while the old snapshot holds %d MiB", during>>20, size>>20)
+	}
+	// The retired snapshot's heap makes no garbage: the headroom stays
+	// what one small snapshot had (HeapHeadroom), not half of both.
+	if above := uint64(during) - liveHeapBytes(); above > 3*HeapHeadroom/2 {
+		t.Errorf("memory limit %d MiB above the live heap while a retired snapshot holds %d MiB; want the headroom of one snapshot, %d MiB", above>>20, size>>20, HeapHeadroom>>20)
 	}
 	release()
 	eventually(t, "the retired snapshot closes", func() bool { return st.Stats().Open == 1 })

@@ -328,11 +328,20 @@ func (st *Store) publish(s *Snapshot, previous string) {
 	old := st.cur.Swap(s)
 	if old != nil {
 		st.nSwaps.Add(1)
-		old.retire()
+		st.retire(old)
 	}
 	st.log.Info("serving snapshot", "snapshot", s.ID, "previous", previous,
 		"notes", s.Manifest.Counts.Notes, "load_ms", s.LoadTime.Milliseconds(),
 		"search", s.SearchErr == nil, "cypher", s.GraphErr == nil)
+}
+
+// retire drops the store's reference to a snapshot it no longer serves;
+// a tuned heap counts it as retired until it closes (closed).
+func (st *Store) retire(old *Snapshot) {
+	if st.opts.TuneHeap {
+		tuner.retiring()
+	}
+	old.retire()
 }
 
 // closed is called once per published snapshot, after its last release.
@@ -347,6 +356,7 @@ func (st *Store) closed(s *Snapshot, err error) {
 	// the resident size follows the snapshot served instead of the peak
 	// of the last swap (and lower the memory limit to match).
 	if st.opts.TuneHeap {
+		tuner.retiredClosed()
 		tuner.settle()
 	} else {
 		releaseMemory()
