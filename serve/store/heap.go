@@ -34,6 +34,9 @@ import (
 // swap left a served 10,000-note vault under bench.sh's load about 5 MB
 // of headroom instead of 64, a collection every 50 computed retrievals.
 //
+// Each settle and each collection also returns the graph engine's free C
+// memory to the system (graphdb.ReleaseMemory).
+//
 // The limit is process-wide, like the heap: the stores of every vault
 // share one tuner. An explicit GOMEMLIMIT in the environment wins, and the
 // tuner then only returns freed memory to the system.
@@ -70,7 +73,9 @@ var retuned = make(chan struct{}, 1)
 var tuner heapTuner
 
 // HeapHeadroom is the garbage a store with Options.TuneHeap lets the heap
-// hold above what is live: half the live heap, at least this. (A quarter
+// hold above what is live: half the live heap, at least this (while a
+// replaced snapshot is still held by requests, the headroom of the last
+// settle with one snapshot open: see heapTuner.limit). (A quarter
 // and 48 MiB kept 25 MiB less resident at 10,000 notes but cost a
 // further 10-25% of the throughput of uncached retrievals in collections.)
 const HeapHeadroom = 64 << 20
