@@ -122,10 +122,12 @@ func (s *EmbedStage) Pending(parent *snapshot.Snapshot) Pending {
 type embedTarget struct {
 	name, vectorsFile, graphFile string
 	hashes                       []vectors.Hash // per item
-	texts                        []string       // per item
-	parent                       *vectors.File  // nil without reuse
-	parentGraph                  string         // path, "" without reuse
-	stats                        format.VectorIndex
+	// text returns item i's text; only the texts to embed are asked
+	// for (building every chunk's was a tenth of an edit's embedding).
+	text        func(i int) string
+	parent      *vectors.File // nil without reuse
+	parentGraph string        // path, "" without reuse
+	stats       format.VectorIndex
 }
 
 // Run implements Stage.
@@ -220,16 +222,19 @@ func (s *EmbedStage) Run(ctx context.Context, b *Build) error {
 // targets collects the text and hash of every chunk and of every edge of
 // a type that is embedded (format.UnembeddedEdgeTypes are not).
 func (s *EmbedStage) targets(b *Build) ([]*embedTarget, error) {
-	chunks := &embedTarget{name: "chunks", vectorsFile: format.ChunkVectorsFile, graphFile: format.ChunkHNSWFile}
-	for _, c := range b.Chunks {
+	chunks := &embedTarget{name: "chunks", vectorsFile: format.ChunkVectorsFile, graphFile: format.ChunkHNSWFile,
+		hashes: make([]vectors.Hash, len(b.Chunks)),
+		text:   func(i int) string { return format.EmbedText(b.Chunks[i].Context, b.Chunks[i].Text) }}
+	for i, c := range b.Chunks {
 		h, ok := vectors.ParseHash(c.TextSHA256)
 		if !ok {
 			return nil, fmt.Errorf("chunk %s has a malformed text_sha256 %q", c.ID, c.TextSHA256)
 		}
-		chunks.hashes = append(chunks.hashes, h)
-		chunks.texts = append(chunks.texts, format.EmbedText(c.Context, c.Text))
+		chunks.hashes[i] = h
 	}
-	edges := &embedTarget{name: "edges", vectorsFile: format.EdgeVectorsFile, graphFile: format.EdgeHNSWFile}
+	var sentences []string
+	edges := &embedTarget{name: "edges", vectorsFile: format.EdgeVectorsFile, graphFile: format.EdgeHNSWFile,
+		text: func(i int) string { return sentences[i] }}
 	without := &format.Vectors{EdgesWithoutVectors: format.UnembeddedEdgeTypes}
 	for _, e := range b.Edges {
 		if !without.EdgeEmbedded(e.Type) {
@@ -237,16 +242,18 @@ func (s *EmbedStage) targets(b *Build) ([]*embedTarget, error) {
 		}
 		h, _ := vectors.ParseHash(format.TextHash(e.Sentence))
 		edges.hashes = append(edges.hashes, h)
-		edges.texts = append(edges.texts, e.Sentence)
+		sentences = append(sentences, e.Sentence)
 	}
 	out := []*embedTarget{chunks, edges}
 	if len(b.Manifest.Repos) > 0 || len(b.CodeChunks) > 0 {
-		code := &embedTarget{name: "code", vectorsFile: format.CodeVectorsFile, graphFile: format.CodeHNSWFile}
+		var texts []string
+		code := &embedTarget{name: "code", vectorsFile: format.CodeVectorsFile, graphFile: format.CodeHNSWFile,
+			text: func(i int) string { return texts[i] }}
 		for _, c := range b.CodeChunks {
 			text := format.CodeEmbedText(c)
 			h, _ := vectors.ParseHash(format.TextHash(text))
 			code.hashes = append(code.hashes, h)
-			code.texts = append(code.texts, text)
+			texts = append(texts, text)
 		}
 		out = append(out, code)
 	}
@@ -347,7 +354,7 @@ func missingTexts(targets []*embedTarget) ([]vectors.Hash, []string) {
 			seen[h] = true
 			if _, ok := lookupParent(targets, h); !ok {
 				hashes = append(hashes, h)
-				texts = append(texts, t.texts[i])
+				texts = append(texts, t.text(i))
 			}
 		}
 	}
