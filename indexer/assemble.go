@@ -175,13 +175,26 @@ func (t *tables) resolve() {
 	t.edges = g.edges
 	t.unresolved = g.unresolved
 	t.warnings = append(t.warnings, g.warnings...)
-	byID := make(map[string]*format.Note, len(t.notes))
+	// Each note is described once, not once per edge it ends (a sentence
+	// names both ends), and an edge's source is most often the previous
+	// edge's.
+	desc := make(map[string]string, len(t.notes))
 	for i := range t.notes {
-		byID[t.notes[i].ID] = &t.notes[i]
+		desc[t.notes[i].ID] = description(&t.notes[i], t.notes[i].ID)
 	}
+	describe := func(id string) string {
+		if d, ok := desc[id]; ok {
+			return d
+		}
+		return description(nil, id)
+	}
+	prevSource, sourceDesc := "", ""
 	for i := range t.edges {
 		e := &t.edges[i]
-		e.Sentence = sentence(*e, byID[e.Source], byID[e.Target])
+		if i == 0 || e.Source != prevSource {
+			prevSource, sourceDesc = e.Source, describe(e.Source)
+		}
+		e.Sentence = sentenceOf(*e, sourceDesc, describe(e.Target))
 	}
 }
 

@@ -33,9 +33,22 @@ func buildGraph(links []format.Link, r *resolver) graph {
 	// of resolving a 10,000-note vault's links.
 	g := graph{edges: make([]format.Edge, 0, len(links))}
 	stubByKey := make(map[string]string)
-	seqs := make(map[edgeKey]edgeSeq, len(links))
 	pinned := make(map[string]string)
-	for _, l := range links {
+	// The tables list links note by note, so a source's sequences are
+	// done when its links are: the map then holds one source's at a time,
+	// keyed without it (a map of every link's was a third of resolving).
+	// Links whose sources are not together keep every source's.
+	together := sourcesTogether(links)
+	var seqs map[edgeKey]edgeSeq
+	if !together {
+		seqs = make(map[edgeKey]edgeSeq, len(links))
+	} else {
+		seqs = make(map[edgeKey]edgeSeq)
+	}
+	for k, l := range links {
+		if together && k > 0 && l.Source != links[k-1].Source {
+			clear(seqs)
+		}
 		target, ok := r.resolve(l)
 		if !ok {
 			g.unresolved++
@@ -48,7 +61,10 @@ func buildGraph(links []format.Link, r *resolver) graph {
 				g.stubs = append(g.stubs, stubNote(target))
 			}
 		}
-		key := edgeKey{l.Source, l.Type, target}
+		key := edgeKey{typ: l.Type, target: target}
+		if !together {
+			key.source = l.Source
+		}
 		seq := seqs[key]
 		if l.Origin == format.OriginBody {
 			if seq.merged > 0 {
@@ -91,6 +107,21 @@ func buildGraph(links []format.Link, r *resolver) graph {
 		g.edges = append(g.edges, e)
 	}
 	return g
+}
+
+// sourcesTogether reports whether each source's links are next to each
+// other in links.
+func sourcesTogether(links []format.Link) bool {
+	done := make(map[string]bool)
+	for k := 1; k < len(links); k++ {
+		if links[k].Source != links[k-1].Source {
+			done[links[k-1].Source] = true
+			if done[links[k].Source] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func stubNote(id string) format.Note {

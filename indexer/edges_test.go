@@ -106,3 +106,22 @@ func prop(t *testing.T, key, kind string, v any) format.Property {
 	}
 	return p
 }
+
+// TestBuildGraphSourcesApart numbers a source's edges on from its earlier
+// links when another note's links come between them: the ordinal
+// sequences are per source, not per run of links.
+func TestBuildGraphSourcesApart(t *testing.T) {
+	notes := []format.Note{{ID: "A.md"}, {ID: "B.md"}, {ID: "X.md"}}
+	field := func(source string, line int32) format.Link {
+		return format.Link{Source: source, Kind: format.KindWikilink, Type: "knows", Origin: format.OriginField, Target: "X", Line: line, Sign: 1}
+	}
+	g := buildGraph([]format.Link{field("A.md", 1), field("B.md", 1), field("A.md", 2)}, newResolver(notes))
+	var ids []string
+	for _, e := range g.edges {
+		ids = append(ids, e.ID)
+	}
+	want := []string{"A.md#knows#X.md#0", "B.md#knows#X.md#0", "A.md#knows#X.md#1"}
+	if diff := cmp.Diff(want, ids); diff != "" {
+		t.Errorf("edge ids (-want +got):\n%s", diff)
+	}
+}

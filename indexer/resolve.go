@@ -28,6 +28,10 @@ type resolver struct {
 	// the linking note (only the tie-break among candidates does): a vault
 	// links to the same notes from many notes. Not safe for concurrent use.
 	seen map[lookupKey]matches
+	// plain is seen by the target as written, for targets whose vault
+	// path does not depend on the linking note (not "./" or "../"): most
+	// links are looked up without building that path again.
+	plain map[string]matches
 }
 
 // lookupKey is a link target as written and as a vault path.
@@ -50,6 +54,7 @@ func newResolver(notes []format.Note) *resolver {
 		byName:  make(map[string][]string, len(notes)),
 		byAlias: make(map[string][]string),
 		seen:    make(map[lookupKey]matches),
+		plain:   make(map[string]matches),
 	}
 	for _, n := range notes {
 		if n.Stub {
@@ -79,9 +84,13 @@ func (r *resolver) resolve(l format.Link) (string, bool) {
 }
 
 func (r *resolver) resolveWikilink(target, source string) (string, bool) {
+	if m, ok := r.plain[target]; ok {
+		return m.pick(source)
+	}
 	t := strings.TrimSpace(target)
+	relative := strings.HasPrefix(t, "./") || strings.HasPrefix(t, "../")
 	switch {
-	case strings.HasPrefix(t, "./"), strings.HasPrefix(t, "../"):
+	case relative:
 		t = path.Join(format.NoteFolder(source), t)
 		if strings.HasPrefix(t, "../") || t == ".." {
 			return "", false
@@ -101,6 +110,14 @@ func (r *resolver) resolveWikilink(target, source string) (string, bool) {
 		m = r.match(t, target)
 		r.seen[key] = m
 	}
+	if !relative {
+		r.plain[target] = m
+	}
+	return m.pick(source)
+}
+
+// pick returns the note a link from source resolves to among m.
+func (m matches) pick(source string) (string, bool) {
 	if m.exact != "" {
 		return m.exact, true
 	}

@@ -14,15 +14,28 @@ import (
 // The pinned "id" property is left out: it names the edge, it says nothing
 // about it.
 func sentence(e format.Edge, source, target *format.Note) string {
+	return sentenceOf(e, description(source, e.Source), description(target, e.Target))
+}
+
+// sentenceOf is sentence given its ends' descriptions (description): a
+// note is described once however many edges it ends.
+func sentenceOf(e format.Edge, source, target string) string {
 	var b strings.Builder
-	describeNote(&b, source, e.Source)
+	b.Grow(len(source) + len(e.Type) + len(target) + 16)
+	b.WriteString(source)
 	b.WriteByte(' ')
-	b.WriteString(strings.ReplaceAll(e.Type, "_", " "))
+	for i := 0; i < len(e.Type); i++ {
+		if c := e.Type[i]; c == '_' {
+			b.WriteByte(' ')
+		} else {
+			b.WriteByte(c)
+		}
+	}
 	if e.Sign < 0 {
 		b.WriteString(" (negative)")
 	}
 	b.WriteByte(' ')
-	describeNote(&b, target, e.Target)
+	b.WriteString(target)
 	sep := " - "
 	for _, p := range e.Properties {
 		if p.Key == "id" {
@@ -34,6 +47,14 @@ func sentence(e format.Edge, source, target *format.Note) string {
 		b.WriteString(p.Text())
 		sep = ", "
 	}
+	return b.String()
+}
+
+// description is how a sentence names the note n (id when there is no
+// such note): its title, with its labels or "missing note" for a stub.
+func description(n *format.Note, id string) string {
+	var b strings.Builder
+	describeNote(&b, n, id)
 	return b.String()
 }
 
