@@ -2,8 +2,10 @@ package indexer
 
 import (
 	"context"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -188,14 +190,29 @@ func (t *tables) resolve() {
 		}
 		return description(nil, id)
 	}
-	prevSource, sourceDesc := "", ""
-	for i := range t.edges {
-		e := &t.edges[i]
-		if i == 0 || e.Source != prevSource {
-			prevSource, sourceDesc = e.Source, describe(e.Source)
+	write := func(edges []format.Edge) {
+		prevSource, sourceDesc := "", ""
+		for i := range edges {
+			e := &edges[i]
+			if i == 0 || e.Source != prevSource {
+				prevSource, sourceDesc = e.Source, describe(e.Source)
+			}
+			e.Sentence = sentenceOf(*e, sourceDesc, describe(e.Target))
 		}
-		e.Sentence = sentenceOf(*e, sourceDesc, describe(e.Target))
 	}
+	if len(t.edges) <= parallelLinks {
+		write(t.edges)
+		return
+	}
+	// Many sentences are written on every core, each its part of the edges.
+	var wg sync.WaitGroup
+	parts := runtime.GOMAXPROCS(0)
+	size := (len(t.edges) + parts - 1) / parts
+	for start := 0; start < len(t.edges); start += size {
+		part := t.edges[start:min(start+size, len(t.edges))]
+		wg.Go(func() { write(part) })
+	}
+	wg.Wait()
 }
 
 // reuse holds the parent snapshot's rows of every note, by path, without

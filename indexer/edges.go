@@ -2,7 +2,9 @@ package indexer
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/vaultgraph/vaultgraph/format"
 )
@@ -45,11 +47,12 @@ func buildGraph(links []format.Link, r *resolver) graph {
 	} else {
 		seqs = make(map[edgeKey]edgeSeq)
 	}
+	targets := resolveAll(links, r)
 	for k, l := range links {
 		if together && k > 0 && l.Source != links[k-1].Source {
 			clear(seqs)
 		}
-		target, ok := r.resolve(l)
+		target, ok := targets[k].id, targets[k].ok
 		if !ok {
 			g.unresolved++
 			k := fold(l.Target)
@@ -107,6 +110,51 @@ func buildGraph(links []format.Link, r *resolver) graph {
 		g.edges = append(g.edges, e)
 	}
 	return g
+}
+
+// resolved is the note a link resolves to, if any.
+type resolved struct {
+	id string
+	ok bool
+}
+
+// parallelLinks is the number of links above which resolveAll looks them
+// up on every core.
+const parallelLinks = 4096
+
+// resolveAll resolves every link with r. Many links are looked up on
+// every core, each part with a resolver of its own memory (r.fork):
+// what a link resolves to depends only on the link and the notes, so the
+// result is the same. Resolving was the longest step an edit takes on
+// one core while the other has nothing to do.
+func resolveAll(links []format.Link, r *resolver) []resolved {
+	out := make([]resolved, len(links))
+	parts := 1
+	if len(links) > parallelLinks {
+		parts = runtime.GOMAXPROCS(0)
+	}
+	if parts <= 1 {
+		for k, l := range links {
+			out[k].id, out[k].ok = r.resolve(l)
+		}
+		return out
+	}
+	var wg sync.WaitGroup
+	size := (len(links) + parts - 1) / parts
+	for start := 0; start < len(links); start += size {
+		end := min(start+size, len(links))
+		rp := r
+		if start > 0 {
+			rp = r.fork()
+		}
+		wg.Go(func() {
+			for k := start; k < end; k++ {
+				out[k].id, out[k].ok = rp.resolve(links[k])
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 // sourcesTogether reports whether each source's links are next to each

@@ -26,7 +26,8 @@ type resolver struct {
 	byAlias map[string][]string // fold(alias) -> note ids
 	// seen remembers what a link path matched, which does not depend on
 	// the linking note (only the tie-break among candidates does): a vault
-	// links to the same notes from many notes. Not safe for concurrent use.
+	// links to the same notes from many notes. Not safe for concurrent use
+	// (fork gives another goroutine its own).
 	seen map[lookupKey]matches
 	// plain is seen by the target as written, for targets whose vault
 	// path does not depend on the linking note (not "./" or "../"): most
@@ -72,6 +73,14 @@ func newResolver(notes []format.Note) *resolver {
 		}
 	}
 	return r
+}
+
+// fork returns a resolver of the same notes with a memory of its own,
+// for use on another goroutine: the notes' maps are only read once built.
+func (r *resolver) fork() *resolver {
+	f := *r
+	f.seen, f.plain = make(map[lookupKey]matches), make(map[string]matches)
+	return &f
 }
 
 // resolve returns the id of the note l points to. A markdown link's target

@@ -155,6 +155,15 @@ func TestSegmentKeysTakenFromTheParent(t *testing.T) {
 			must(t, os.WriteFile(filepath.Join(vault, "Added note.md"), []byte("Links to [[A note nobody wrote]] and [[Renamed note]].\n"), 0o644))
 		}},
 		{"removed", func() { must(t, os.Remove(paths[900])) }},
+		// What other notes' edges say of a note they link to: its title
+		// and labels are in their sentences.
+		{"a linked note's title and labels changed", func() {
+			must(t, os.WriteFile(paths[1], []byte("---\ntype: [Person, Changed]\ntitle: A new title\n---\nLinks to [[Renamed note]].\n"), 0o644))
+		}},
+		{"a stub's note written", func() {
+			must(t, os.WriteFile(filepath.Join(vault, "A note nobody wrote.md"), []byte("Now somebody did.\n"), 0o644))
+		}},
+		{"and removed again", func() { must(t, os.Remove(filepath.Join(vault, "A note nobody wrote.md"))) }},
 	}
 	for _, step := range steps {
 		step.change()
