@@ -29,15 +29,23 @@ func (BM25Stage) Run(ctx context.Context, b *Build) error {
 	for _, n := range b.Notes {
 		names[n.ID] = append([]string{n.Title}, n.Aliases...)
 	}
+	// The terms of a note's names, tokenized once for all its chunks.
+	nameTerms := make(map[string][]string, len(b.Notes))
 	var buf []string
+	var tk bm25.Tokenizer
 	terms := func(i int) []string {
 		c := &b.Chunks[i]
-		buf = bm25.AppendTerms(buf[:0], c.Context)
-		buf = bm25.AppendTerms(buf, c.Text)
-		for range format.BM25TitleWeight - 1 {
+		buf = tk.AppendTerms(buf[:0], c.Context)
+		buf = tk.AppendTerms(buf, c.Text)
+		nt, ok := nameTerms[c.Note]
+		if !ok {
 			for _, name := range names[c.Note] {
-				buf = bm25.AppendTerms(buf, name)
+				nt = tk.AppendTerms(nt, name)
 			}
+			nameTerms[c.Note] = nt
+		}
+		for range format.BM25TitleWeight - 1 {
+			buf = append(buf, nt...)
 		}
 		return buf
 	}

@@ -79,11 +79,12 @@ func Update(parent *Index, ids []string, from []int, terms func(i int) []string)
 			continue
 		}
 		ts := terms(i)
-		b.countTerms(ts)
+		seen := b.countTerms(ts)
 		for len(extraDocs) < len(b.terms) {
 			extraDocs, extraFreqs = append(extraDocs, nil), append(extraFreqs, nil)
 		}
-		for id, n := range b.count {
+		for _, id := range seen {
+			n := b.count[id]
 			if int(id) >= kept {
 				b.docs[id] = append(b.docs[id], uint32(i))
 				b.freqs[id] = append(b.freqs[id], n)

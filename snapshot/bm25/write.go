@@ -40,12 +40,15 @@ type Builder struct {
 	lengths []uint32
 	total   uint64
 	digest  hash.Hash
-	count   map[int32]uint32
+	// count is the frequency in the current document of each term,
+	// indexed by term id, and seen the ids whose count is not zero.
+	count []uint32
+	seen  []int32
 }
 
 // NewBuilder returns an empty builder.
 func NewBuilder() *Builder {
-	return &Builder{termID: map[string]int32{}, digest: sha256.New(), count: map[int32]uint32{}}
+	return &Builder{termID: map[string]int32{}, digest: sha256.New()}
 }
 
 // Add appends the next document: id is its chunk id (hashed into the
@@ -54,10 +57,9 @@ func (b *Builder) Add(id string, terms []string) {
 	b.digest.Write([]byte(id))
 	b.digest.Write([]byte{'\n'})
 	doc := uint32(len(b.lengths))
-	b.countTerms(terms)
-	for id, n := range b.count {
+	for _, id := range b.countTerms(terms) {
 		b.docs[id] = append(b.docs[id], doc)
-		b.freqs[id] = append(b.freqs[id], n)
+		b.freqs[id] = append(b.freqs[id], b.count[id])
 	}
 	b.lengths = append(b.lengths, uint32(len(terms)))
 	b.total += uint64(len(terms))
@@ -210,9 +212,13 @@ func commonPrefix(a, b string) int {
 }
 
 // countTerms sets b.count to how often each of terms occurs, giving terms
-// seen for the first time an id (and empty postings).
-func (b *Builder) countTerms(terms []string) {
-	clear(b.count)
+// seen for the first time an id (and empty postings), and returns the ids
+// of the terms that occur (b.seen, valid until the next call).
+func (b *Builder) countTerms(terms []string) []int32 {
+	for _, id := range b.seen {
+		b.count[id] = 0
+	}
+	b.seen = b.seen[:0]
 	for _, t := range terms {
 		id, ok := b.termID[t]
 		if !ok {
@@ -222,6 +228,13 @@ func (b *Builder) countTerms(terms []string) {
 			b.docs = append(b.docs, nil)
 			b.freqs = append(b.freqs, nil)
 		}
+		for int(id) >= len(b.count) {
+			b.count = append(b.count, 0)
+		}
+		if b.count[id] == 0 {
+			b.seen = append(b.seen, id)
+		}
 		b.count[id]++
 	}
+	return b.seen
 }
