@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -100,19 +101,21 @@ func (b *Builder) WriteFile(path string) (_ *format.BM25, err error) {
 			err = errors.Join(fmt.Errorf("write bm25 %s: %w", filepath.Base(path), err), os.Remove(path))
 		}
 	}()
-	order := make([]int32, len(b.terms))
-	for i := range order {
-		order[i] = int32(i)
+	// Sorted as (term, id) pairs: comparing strings held in the slice
+	// sorted, not looked up through an index, is most of the sort.
+	type termOrder struct {
+		term string
+		id   int32
 	}
-	slices.SortFunc(order, func(x, y int32) int {
-		switch {
-		case b.terms[x] < b.terms[y]:
-			return -1
-		case b.terms[x] > b.terms[y]:
-			return 1
-		}
-		return 0
-	})
+	sorted := make([]termOrder, len(b.terms))
+	for i, t := range b.terms {
+		sorted[i] = termOrder{t, int32(i)}
+	}
+	slices.SortFunc(sorted, func(x, y termOrder) int { return strings.Compare(x.term, y.term) })
+	order := make([]int32, len(sorted))
+	for i, t := range sorted {
+		order[i] = t.id
+	}
 	// Terms: front-coded, each with its document frequency. Postings:
 	// see appendPosting.
 	var terms, postings []byte
