@@ -70,6 +70,7 @@ func (BM25Stage) Run(ctx context.Context, b *Build) error {
 		return err
 	}
 	b.Manifest.BM25 = sec
+	b.SealEarly(format.BM25File)
 	b.Log.Info("bm25 index", "docs", sec.Docs, "terms", sec.Terms, "postings", sec.Postings, "reused", reused,
 		"elapsed", time.Since(start).Round(time.Millisecond))
 	return nil

@@ -91,6 +91,7 @@ func (s GraphStage) Run(ctx context.Context, b *Build) error {
 		}
 	}
 	b.Manifest.Graph = g
+	b.SealEarly(format.GraphFile)
 	b.Log.Info("graph "+g.Build, "notes", g.Notes, "edges", g.Edges, "edge_types", len(g.EdgeTypes),
 		"elapsed", time.Since(start).Round(time.Millisecond))
 	return nil

@@ -41,6 +41,8 @@ func publish(ctx context.Context, data, id string, parent *snapshot.Snapshot, t 
 	if m.Tables, err = writeTables(w, linkFrom, t, opts.Log); err != nil {
 		return "", err
 	}
+	// The tables are complete: they are sealed while the stages compute.
+	w.SealEarly(tableFiles(m.Tables, t)...)
 	sortWarnings(t.warnings)
 	m.Warnings = t.warnings
 	m.Notes = make(map[string]format.NoteSignature, len(t.notes))
@@ -136,4 +138,19 @@ func writeTables(w *snapshot.Writer, parent *snapshot.Snapshot, t *tables, log *
 		g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.CodeEdgesFile), t.codeEdges) })
 	}
 	return segs, g.Wait()
+}
+
+// tableFiles names the files writeTables wrote: the segments, and the
+// code tables when there are some.
+func tableFiles(segs map[string][]format.TableSegment, t *tables) []string {
+	var names []string
+	for _, ss := range segs {
+		for _, seg := range ss {
+			names = append(names, seg.File)
+		}
+	}
+	if t.code != nil {
+		names = append(names, format.CodeFilesFile, format.SymbolsFile, format.CodeChunksFile, format.CodeEdgesFile)
+	}
+	return names
 }

@@ -126,6 +126,19 @@ func (b *Build) LinkParent(name string) (bool, error) {
 	return ok, err
 }
 
+// SealEarly starts hashing and fsyncing the named files of Dir in the
+// background (snapshot.Writer.SealEarly), while the other stages still
+// run: a stage calls it for its own files once they are complete and
+// will not be written again. It is safe for concurrent use.
+func (b *Build) SealEarly(names ...string) {
+	if b.w == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.w.SealEarly(names...)
+}
+
 // Stall is pending work that a stage retried without getting any of it
 // done.
 type Stall struct {

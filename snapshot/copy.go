@@ -35,7 +35,7 @@ func (w *Writer) PublishCopy(manifest []byte) (dir string, err error) {
 	if m.ID != w.id {
 		return "", fmt.Errorf("publish %s: the manifest is that of snapshot %s", w.id, m.ID)
 	}
-	files, err := sealFiles(w.tmp, nil) // a copy is checked in full
+	files, err := sealFiles(w.tmp, nil, nil) // a copy is checked in full
 	if err != nil {
 		return "", fmt.Errorf("publish %s: %w", w.id, err)
 	}

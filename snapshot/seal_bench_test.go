@@ -42,7 +42,7 @@ func BenchmarkSealFiles(b *testing.B) {
 			files++
 		}
 		b.StartTimer()
-		sealed, err := sealFiles(dir, nil)
+		sealed, err := sealFiles(dir, nil, nil)
 		if err != nil || len(sealed) != files {
 			b.Fatalf("sealed %d of %d files: %v", len(sealed), files, err)
 		}

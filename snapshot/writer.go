@@ -28,6 +28,7 @@ type Writer struct {
 	id      string
 	tmp     string
 	linked  map[string]linkedFile // by relative path
+	early   early                 // files sealed before Publish
 }
 
 // linkedFile is a file of the snapshot being written that is a hard link
@@ -135,7 +136,8 @@ func (w *Writer) LinkAs(parent *Snapshot, name, as string) (bool, error) {
 func (w *Writer) Publish(m *format.Manifest) (dir string, err error) {
 	m.ID = w.id
 	m.FormatVersion = format.Version
-	files, err := sealFiles(w.tmp, w.linked)
+	w.early.wg.Wait()
+	files, err := sealFiles(w.tmp, w.linked, &w.early)
 	if err != nil {
 		return "", fmt.Errorf("publish %s: %w", w.id, err)
 	}
@@ -172,6 +174,7 @@ func (w *Writer) commit(data []byte) (dir string, err error) {
 
 // Abort removes the temporary directory of an unpublished snapshot.
 func (w *Writer) Abort() error {
+	w.early.wg.Wait()
 	if err := os.RemoveAll(w.tmp); err != nil {
 		return fmt.Errorf("abort snapshot %s: %w", w.id, err)
 	}
@@ -181,11 +184,12 @@ func (w *Writer) Abort() error {
 // sealFiles fsyncs every regular file and directory under root and returns
 // their sizes and sha256 sums keyed by slash-separated relative path. A
 // file in linked that is still the published file it links to is taken
-// from that snapshot's record, unread. Files are hashed and fsynced by
+// from that snapshot's record, unread, and one sealed early (Writer.SealEarly)
+// and unchanged since from that record. Files are hashed and fsynced by
 // sealWorkers goroutines at once: a snapshot has a hundred files or more
 // (the tables' segments), and one fsync after the other waited on the disk
 // for each (their hashing is CPU, the waits are not).
-func sealFiles(root string, linked map[string]linkedFile) (map[string]format.FileInfo, error) {
+func sealFiles(root string, linked map[string]linkedFile, sealed *early) (map[string]format.FileInfo, error) {
 	files := make(map[string]format.FileInfo)
 	var dirs []string
 	type toSeal struct {
@@ -218,6 +222,10 @@ func sealFiles(root string, linked map[string]linkedFile) (map[string]format.Fil
 		}
 		var size int64
 		if fi, err := d.Info(); err == nil {
+			if info, ok := sealed.sealed(rel, fi); ok {
+				files[rel] = info
+				return nil
+			}
 			size = fi.Size()
 		}
 		seal = append(seal, toSeal{rel, p, size})
