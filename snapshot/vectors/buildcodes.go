@@ -26,7 +26,7 @@ package vectors
 type buildCodes struct {
 	cl     int     // bytes of a plane: the file's code length rounded up to 64
 	rows   []byte  // per node 2*cl: int8 codes, then residual codes
-	offs   []byte  // per node cl: int8 codes plus 128 (padding 128)
+	offs   []byte  // per node cl: int8 codes plus 128 (padding 128); VNNI only, else nil
 	sumC   []int32 // per node: the sum of its int8 codes
 	sumR   []int32 // per node: the sum of its residual codes
 	mapped []byte  // anonymous map holding rows and offs, nil on the heap
@@ -39,7 +39,12 @@ func newBuildCodes(f *File) *buildCodes {
 	cl := (f.codeLen + 63) / 64 * 64
 	n := f.count
 	bc := &buildCodes{cl: cl, sumC: make([]int32, n), sumR: make([]int32, n)}
-	size := n * 3 * cl
+	// The offset plane is only the VNNI kernels' (a third of the copy).
+	planes := 2
+	if useVNNI {
+		planes = 3
+	}
+	size := n * planes * cl
 	if size == 0 {
 		return bc
 	}
@@ -49,22 +54,30 @@ func newBuildCodes(f *File) *buildCodes {
 	} else {
 		bc.mapped = mem
 	}
-	bc.rows, bc.offs = mem[:n*2*cl:n*2*cl], mem[n*2*cl:size:size]
+	bc.rows = mem[: n*2*cl : n*2*cl]
+	if useVNNI {
+		bc.offs = mem[n*2*cl : size : size]
+	}
 	for i := range n {
 		c, r := f.code(i), f.fineCode(i)
 		copy(bc.rows[2*i*cl:], c)
 		copy(bc.rows[(2*i+1)*cl:], r)
-		o := bc.offs[i*cl : (i+1)*cl]
 		var sc, sr int32
 		for j, x := range c {
 			sc += int32(int8(x))
 			sr += int32(int8(r[j]))
+		}
+		bc.sumC[i], bc.sumR[i] = sc, sr
+		if bc.offs == nil {
+			continue
+		}
+		o := bc.offs[i*cl : (i+1)*cl]
+		for j, x := range c {
 			o[j] = x + 128
 		}
 		for j := len(c); j < cl; j++ {
 			o[j] = 128
 		}
-		bc.sumC[i], bc.sumR[i] = sc, sr
 	}
 	return bc
 }
@@ -82,10 +95,23 @@ func (bc *buildCodes) row(i uint32) (c, r []byte) {
 	return bc.rows[b : b+bc.cl : b+bc.cl], bc.rows[b+bc.cl : b+2*bc.cl : b+2*bc.cl]
 }
 
-// off returns node i's offset int8 codes.
+// off returns node i's offset int8 codes, nil without VNNI.
 func (bc *buildCodes) off(i uint32) []byte {
+	if bc.offs == nil {
+		return nil
+	}
 	b := int(i) * bc.cl
 	return bc.offs[b : b+bc.cl : b+bc.cl]
+}
+
+// sums returns the sums of node i's int8 and residual codes where the
+// kernels take them (VNNI), else zeros without loading them: the loads are
+// two more cache lines per comparison.
+func (bc *buildCodes) sums(i uint32) (sc, sr int32) {
+	if !useVNNI {
+		return 0, 0
+	}
+	return bc.sumC[i], bc.sumR[i]
 }
 
 // buildQuery is the node being inserted, in the forms the kernels take.

@@ -229,7 +229,8 @@ func (g *Graph) pairDist(i, j uint32) float32 {
 	if bc := g.build; bc != nil {
 		ci, _ := bc.row(i)
 		cj, _ := bc.row(j)
-		return 1 - float32(pairCodes(bc.off(i), ci, cj, bc.sumC[j]))*g.scales[i]*g.scales[j]
+		sj, _ := bc.sums(j)
+		return 1 - float32(pairCodes(bc.off(i), ci, cj, sj))*g.scales[i]*g.scales[j]
 	}
 	return 1 - float32(dotCodes8(g.code(i), g.code(j)))*g.scales[i]*g.scales[j]
 }
@@ -406,7 +407,8 @@ func (g *Graph) selectNeighbors(cands []candidate, m int, buf *[]candidate) []ca
 			a, sc := bc.off(c.id), g.scales[c.id]
 			for _, r := range out {
 				cr, _ := bc.row(r.id)
-				if 1-float32(pairCodes(a, ci, cr, bc.sumC[r.id]))*sc*g.scales[r.id] < c.dist {
+				sr, _ := bc.sums(r.id)
+				if 1-float32(pairCodes(a, ci, cr, sr))*sc*g.scales[r.id] < c.dist {
 					good = false
 					break
 				}

@@ -98,7 +98,8 @@ func (g *Graph) dist(st *searchState, i uint32) float32 {
 		var cc, cross int32
 		if bc := g.build; bc != nil {
 			c, r := bc.row(i)
-			cc, cross = buildDots(&st.bq, c, r, bc.sumC[i], bc.sumR[i])
+			sc, sr := bc.sums(i)
+			cc, cross = buildDots(&st.bq, c, r, sc, sr)
 		} else {
 			cc, cross = buildDots(&st.bq, g.vecs.code(int(i)), g.vecs.fineCode(int(i)), 0, 0)
 		}
