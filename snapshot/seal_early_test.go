@@ -34,8 +34,12 @@ func TestSealEarly(t *testing.T) {
 	write("rewritten.bin", "second, longer")
 	write("later.bin", "written after SealEarly")
 	// Same size, later modification time.
-	time.Sleep(10 * time.Millisecond)
-	if err := os.WriteFile(filepath.Join(w.Dir(), "kept.bin"), []byte("COMPLETE"), 0o644); err != nil {
+	kept := filepath.Join(w.Dir(), "kept.bin")
+	if err := os.WriteFile(kept, []byte("COMPLETE"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(kept, later, later); err != nil {
 		t.Fatal(err)
 	}
 	write("other.bin", "never named")
