@@ -163,26 +163,10 @@ func BenchmarkDefaultStagesOneEdit(b *testing.B) {
 }
 
 // BenchmarkResolve resolves every link of the 10,000-note vault and writes
-// every edge's sentence (tables.resolve), as each index run does.
+// every edge's sentence (tables.resolve), as each index run does (on the
+// vault of VAULTGRAPH_BENCH_VAULT when it is set, as BenchmarkStage).
 func BenchmarkResolve(b *testing.B) {
-	vault := mustBenchVault(b)
-	opts := Options{Vault: vault}.withDefaults()
-	ignore, err := compileIgnore(nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	files, _, err := walkVault(vault, ignore, opts.MaxNoteBytes)
-	if err != nil {
-		b.Fatal(err)
-	}
-	read, err := readAll(context.Background(), files, opts.Workers, opts.MaxNoteBytes)
-	if err != nil {
-		b.Fatal(err)
-	}
-	t, err := assemble(context.Background(), read, nil, opts)
-	if err != nil {
-		b.Fatal(err)
-	}
+	t := stageBenchTables(b)
 	notes := t.notes[:t.parsed:t.parsed]
 	for b.Loop() {
 		t.notes, t.warnings = notes, nil
