@@ -71,9 +71,9 @@ post retrieve '{"question": "what does the winter release depend on, and who rev
 # retrieval question with a number that changes (each wrk thread takes
 # its own numbers).
 (cd "$WORK/vault" && find . -name '*.md' | sed 's|^\./||' | sort) > "$WORK/paths.txt"
-varied() { # name: a wrk script whose body(i) (Lua, on stdin) makes request i's body
+varied() { # name [threads]: a wrk script whose body(i) (Lua, on stdin) makes request i's body, and optionally its path (else the URL's)
   {
-    echo "local PATHS, THREADS = '$WORK/paths.txt', $THREADS"
+    echo "local PATHS, THREADS = '$WORK/paths.txt', ${2:-$THREADS}"
     cat <<'LUA'
 local threads = 0
 function setup(thread) thread:set("id", threads); threads = threads + 1 end
@@ -84,7 +84,8 @@ local n = 0
 function request()
   local i = n * THREADS + id -- unique across threads
   n = n + 1
-  return wrk.format("POST", nil, {["Content-Type"] = "application/json"}, body(i, paths, json))
+  local b, path = body(i, paths, json)
+  return wrk.format("POST", path, {["Content-Type"] = "application/json"}, b)
 end
 LUA
     cat
@@ -115,34 +116,22 @@ LUA
 # The mixed load: every request new, a tenth of them sorts over every edge
 # (the heaviest queries in Kuzu), three tenths one-hop queries, a tenth
 # counts by person, two tenths retrievals and two tenths searches.
-{
-  echo "local PATHS, THREADS = '$WORK/paths.txt', $MIXED_THREADS"
-  cat <<'LUA'
-local threads = 0
-function setup(thread) thread:set("id", threads); threads = threads + 1 end
-local paths = {}
-for line in io.lines(PATHS) do paths[#paths + 1] = line end
-local function json(s) return '"' .. s:gsub('\\', '\\\\'):gsub('"', '\\"') .. '"' end
-local H = {["Content-Type"] = "application/json"}
-local n = 0
-function request()
-  local i = n * THREADS + id -- unique across threads
-  n = n + 1
+varied mixed "$MIXED_THREADS" <<'LUA'
+function body(i, paths, json)
   local kind = i * 7919 % 10
   if kind < 3 then
-    return wrk.format("POST", "/query", H, '{"query": "MATCH (a)-[:links_to]->(b) WHERE a.path = $p RETURN b.title, b.path ORDER BY b.title LIMIT 20", "params": {"p": ' .. json(paths[i * 31 % #paths + 1]) .. '}, "max_rows": ' .. (100 + i) .. '}')
+    return '{"query": "MATCH (a)-[:links_to]->(b) WHERE a.path = $p RETURN b.title, b.path ORDER BY b.title LIMIT 20", "params": {"p": ' .. json(paths[i * 31 % #paths + 1]) .. '}, "max_rows": ' .. (100 + i) .. '}', "/query"
   elseif kind < 4 then
-    return wrk.format("POST", "/query", H, '{"query": "MATCH (a)-[e]->(b) RETURN a.title, b.title ORDER BY b.title DESC, a.title SKIP ' .. (i % 5000) .. ' LIMIT 20", "max_rows": ' .. (100 + i) .. '}')
+    return '{"query": "MATCH (a)-[e]->(b) RETURN a.title, b.title ORDER BY b.title DESC, a.title SKIP ' .. (i % 5000) .. ' LIMIT 20", "max_rows": ' .. (100 + i) .. '}', "/query"
   elseif kind < 5 then
-    return wrk.format("POST", "/query", H, '{"query": "MATCH (p:Person)-[:authored]->(x) RETURN p.title, count(x) AS n ORDER BY n DESC, p.title LIMIT ' .. (10 + i) .. '"}')
+    return '{"query": "MATCH (p:Person)-[:authored]->(x) RETURN p.title, count(x) AS n ORDER BY n DESC, p.title LIMIT ' .. (10 + i) .. '"}', "/query"
   elseif kind < 7 then
-    return wrk.format("POST", "/retrieve", H, '{"question": "what does the winter release ' .. i .. ' depend on, and who reviews it?", "k": 5, "depth": 1}')
+    return '{"question": "what does the winter release ' .. i .. ' depend on, and who reviews it?", "k": 5, "depth": 1}', "/retrieve"
   else
-    return wrk.format("POST", "/search", H, '{"query": "release plan ' .. i .. ' for the winter design review", "k": 10}')
+    return '{"query": "release plan ' .. i .. ' for the winter design review", "k": 10}', "/search"
   end
 end
 LUA
-} > "$WORK/mixed.lua"
 
 run() { # name path [script]
   echo "== $1: ${3:+POST }$2${3:+ ($3)}"
