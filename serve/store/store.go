@@ -304,8 +304,13 @@ func (st *Store) reject(id, sig string, err error) Rejection {
 	st.rejected[id] = rejection{signature: sig, Rejection: r}
 	st.nRejected.Add(1)
 	st.lastRejection.Store(&r)
-	st.log.Warn("skipping a snapshot that does not open; still serving the previous one",
-		"snapshot", id, "serving", st.Current(), "err", err)
+	if cur := st.Current(); cur != "" {
+		st.log.Warn("skipping a snapshot that does not open; still serving the previous one",
+			"snapshot", id, "serving", cur, "err", err)
+	} else {
+		st.log.Warn("skipping a snapshot that does not open; no snapshot is served yet",
+			"snapshot", id, "err", err)
+	}
 	return r
 }
 

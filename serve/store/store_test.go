@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -615,5 +616,39 @@ func TestDefaultStoreRejectsAFlippedByteInEveryFile(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestRejectionLogSaysWhatIsServed: the warning for a snapshot that does
+// not open names the one still served, or says that none is served yet
+// (not "serving=" with an empty id).
+func TestRejectionLogSaysWhatIsServed(t *testing.T) {
+	f := newFixture(t)
+	a := f.publish()
+	if err := os.Truncate(filepath.Join(a.Dir, format.NotesFile), 10); err != nil {
+		t.Fatal(err)
+	}
+	logs := &logBuffer{}
+	st := f.store(Options{Log: logs.logger()})
+	if res := refresh(t, st); len(res.Rejected) != 1 || res.Current != "" {
+		t.Fatalf("Refresh with only a bad snapshot = %+v", res)
+	}
+	warn := grepLog(logs.String(), "does not open")
+	if !strings.Contains(warn, "no snapshot is served yet") || !strings.Contains(warn, a.ID) || strings.Contains(warn, "serving=") {
+		t.Errorf("rejection log with nothing served = %q", warn)
+	}
+
+	b := f.publish()
+	if res := refresh(t, st); res.Current != b.ID {
+		t.Fatalf("Refresh after a good publish = %+v", res)
+	}
+	c := f.publish()
+	if err := os.Truncate(filepath.Join(c.Dir, format.NotesFile), 10); err != nil {
+		t.Fatal(err)
+	}
+	refresh(t, st)
+	warn = grepLog(logs.String(), c.ID)
+	if !strings.Contains(warn, "still serving the previous one") || !strings.Contains(warn, "serving="+b.ID) {
+		t.Errorf("rejection log with %s served = %q", b.ID, warn)
 	}
 }
