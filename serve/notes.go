@@ -102,14 +102,22 @@ func noteKey(raw string) (string, *apiError) {
 }
 
 func nodeOf(n *format.Note) *graphdb.Node {
-	props := map[string]any{
-		"path": n.Path, "title": n.Title, "folder": n.Folder, "tags": nonNil(n.Tags),
-		"aliases": nonNil(n.Aliases), "stub": n.Stub, "size": n.Size,
-	}
+	// The properties a Cypher node of the note has: a stub has no path,
+	// size or modified time, a note without tags or aliases has none (null
+	// there, left out here, not []), and a property without a value is
+	// left out.
+	props := map[string]any{"title": n.Title, "folder": n.Folder, "stub": n.Stub}
 	if !n.Stub {
+		props["path"], props["size"] = n.Path, n.Size
 		props["modified"] = n.Modified.UTC().Format(time.RFC3339Nano)
 	}
-	addProperties(props, n.Properties)
+	if len(n.Tags) > 0 {
+		props["tags"] = n.Tags
+	}
+	if len(n.Aliases) > 0 {
+		props["aliases"] = n.Aliases
+	}
+	addProperties(props, n.Properties, format.NoteBuiltins)
 	return &graphdb.Node{Kind: "node", ID: n.ID, Labels: nonNil(n.Labels), Stub: n.Stub, Properties: props}
 }
 
@@ -121,30 +129,28 @@ func relOf(e *format.Edge) *graphdb.Relationship {
 	if e.Heading != "" {
 		props["heading"] = e.Heading
 	}
-	addProperties(props, e.Properties)
+	addProperties(props, e.Properties, format.EdgeBuiltins)
 	return &graphdb.Relationship{Kind: "relationship", ID: e.ID, Type: e.Type, Sign: int64(e.Sign), Source: e.Source, Target: e.Target, Properties: props}
 }
 
-// addProperties adds note or edge properties by key; a key that equals a
-// field already there gets leading underscores, as in the graph database
-// (format.ShadowedName), so that no property hides a built-in field.
-func addProperties(dst map[string]any, props []format.Property) {
+// addProperties adds note or edge properties by key under the names the
+// graph database gives them (format.ShadowedName): a key that equals a
+// built-in field gets leading underscores, so that no property hides one,
+// and a key such as type, which is no built-in, keeps its name. A property
+// without a value is left out, as the graph database leaves it null.
+func addProperties(dst map[string]any, props []format.Property, builtins []format.GraphColumn) {
 	for _, p := range props {
 		v, err := p.Decode()
 		if err != nil {
 			v = p.Text()
 		}
-		name := p.Key
-		if name == "id" || name == "labels" || name == "type" {
-			name = "_" + name
+		if v == nil {
+			continue
 		}
-		for {
-			if _, taken := dst[name]; !taken {
-				break
-			}
-			name = "_" + name
-		}
-		dst[name] = v
+		dst[format.ShadowedName(p.Key, builtins, func(name string) bool {
+			_, taken := dst[name]
+			return taken
+		})] = v
 	}
 }
 

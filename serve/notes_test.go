@@ -1,0 +1,55 @@
+package serve_test
+
+import (
+	"encoding/json"
+	"maps"
+	"net/url"
+	"slices"
+	"testing"
+)
+
+// TestNoteMatchesCypherNode: GET /notes/{path} gives every note of the
+// demo vault the property names a Cypher node of the same note has (type
+// as type, no tags or aliases when it has none), so that a client reads
+// one vocabulary whichever way it asked.
+func TestNoteMatchesCypherNode(t *testing.T) {
+	data, _ := demoData(t)
+	ts := startServer(t, data, serverConfig{})
+	r := ts.post("/query", `{"query": "MATCH (n) RETURN n ORDER BY n.path"}`)
+	if r.status != 200 {
+		t.Fatalf("query = %d %s", r.status, r.body)
+	}
+	type node struct {
+		ID         string         `json:"id"`
+		Properties map[string]any `json:"properties"`
+	}
+	var res struct{ Rows [][]node }
+	if err := json.Unmarshal(r.body, &res); err != nil {
+		t.Fatal(err)
+	}
+	var typed, untagged int
+	for _, row := range res.Rows {
+		want := row[0]
+		r := ts.get("/notes/" + url.PathEscape(want.ID))
+		if r.status != 200 {
+			t.Fatalf("GET /notes/%s = %d %s", want.ID, r.status, r.body)
+		}
+		var got struct{ Note node }
+		if err := json.Unmarshal(r.body, &got); err != nil {
+			t.Fatal(err)
+		}
+		gk, wk := slices.Sorted(maps.Keys(got.Note.Properties)), slices.Sorted(maps.Keys(want.Properties))
+		if !slices.Equal(gk, wk) {
+			t.Errorf("%s: GET /notes has properties %v, Cypher %v", want.ID, gk, wk)
+		}
+		if _, ok := want.Properties["type"]; ok {
+			typed++
+		}
+		if _, ok := want.Properties["tags"]; !ok {
+			untagged++
+		}
+	}
+	if typed == 0 || untagged == 0 || len(res.Rows) < 10 {
+		t.Fatalf("%d notes, %d with a type, %d without tags: the demo vault no longer covers the cases", len(res.Rows), typed, untagged)
+	}
+}
