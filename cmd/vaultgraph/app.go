@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/vaultgraph/vaultgraph/snapshot/bucket"
 )
 
 func newApp() *cli.App {
@@ -60,7 +63,32 @@ func newApp() *cli.App {
 
 // dataFlag is the --data flag every command that reads snapshots takes.
 func dataFlag() cli.Flag {
-	return &cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "data directory holding the snapshots", EnvVars: []string{"VAULTGRAPH_DATA"}, Required: true}
+	return &cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "data directory holding the snapshots", EnvVars: []string{"VAULTGRAPH_DATA"}, Required: true, Action: localData}
+}
+
+// localData refuses a bucket URL as --data of a command that reads or
+// writes a local data directory, which would otherwise make a folder
+// named s3: in the working directory.
+func localData(c *cli.Context, v string) error {
+	if !bucket.IsURL(v) {
+		return nil
+	}
+	var path []string
+	for _, ctx := range c.Lineage() {
+		if ctx.Command != nil && ctx.Command.Name != "" && ctx.Command.Name != c.App.Name {
+			path = append([]string{ctx.Command.Name}, path...)
+		}
+	}
+	return usageError(bucketAsData(strings.Join(path, " "), v))
+}
+
+// bucketAsData says what to do instead of giving command a bucket as
+// --data.
+func bucketAsData(command, url string) error {
+	if command == "index" {
+		return fmt.Errorf("--data %s is a bucket; vaultgraph index writes to a local data directory: index into one and push to the bucket with --push %s", url, url)
+	}
+	return fmt.Errorf("--data %s is a bucket; vaultgraph %s works on a local data directory: bring the bucket's snapshots into one with vaultgraph snapshot pull %s --data DIR (serve and snapshot gc take a bucket as --data)", url, command, url)
 }
 
 // logger returns the stderr logger configured by --log-level.

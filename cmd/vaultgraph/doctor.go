@@ -13,6 +13,7 @@ import (
 
 	"github.com/vaultgraph/vaultgraph/indexer/doctor"
 	"github.com/vaultgraph/vaultgraph/serve"
+	"github.com/vaultgraph/vaultgraph/snapshot/bucket"
 )
 
 func doctorCommand() *cli.Command {
@@ -62,6 +63,9 @@ func runDoctor(c *cli.Context) error {
 	}
 	var reports []doctor.Report
 	for _, d := range c.StringSlice("data") {
+		if bucket.IsURL(d) {
+			return usageError(bucketAsData("doctor", d))
+		}
 		data, err := dataFolder(d)
 		if err != nil {
 			return err

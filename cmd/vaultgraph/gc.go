@@ -29,7 +29,7 @@ pushes. It holds a lock in the bucket that excludes pushes to the prefix while
 it runs (exits 75 while one runs). Servers of the bucket keep what they
 downloaded.`,
 		Flags: append([]cli.Flag{
-			dataFlag(),
+			&cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "data directory holding the snapshots, or a bucket s3://BUCKET/PREFIX", EnvVars: []string{"VAULTGRAPH_DATA"}, Required: true},
 			&cli.IntFlag{Name: "keep", Usage: "number of newest snapshots to keep (at least 1)", Required: true, Action: atLeast("keep", 1)},
 			&cli.StringFlag{Name: "older-than", Usage: "also keep snapshots younger than this: 36h, 7d, 2w"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "say what would be removed, remove nothing"},

@@ -19,7 +19,7 @@ import (
 // optionalDataFlag is --data for commands that also take snapshot
 // directory paths, which need no data directory.
 func optionalDataFlag() cli.Flag {
-	return &cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "data directory holding the snapshots", EnvVars: []string{"VAULTGRAPH_DATA"}}
+	return &cli.StringFlag{Name: "data", Aliases: []string{"d"}, Usage: "data directory holding the snapshots", EnvVars: []string{"VAULTGRAPH_DATA"}, Action: localData}
 }
 
 // isPathRef reports whether a snapshot reference names a directory rather
