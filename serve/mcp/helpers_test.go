@@ -251,3 +251,25 @@ func appendFile(p, text string) error {
 	_, err = f.WriteString(text)
 	return errors.Join(err, f.Close())
 }
+
+// instructionsOf initialises a new client of s and returns the
+// instructions the server sent it.
+func instructionsOf(t *testing.T, s *Server) string {
+	t.Helper()
+	c, err := client.NewInProcessClient(s.MCP())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "vaultgraph-test", Version: "1"}
+	res, err := c.Initialize(context.Background(), init)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Instructions
+}

@@ -38,6 +38,9 @@ func TestRetrieveContextOverMCP(t *testing.T) {
 	if !slices.ContainsFunc(tools.Tools, func(tl mcp.Tool) bool { return tl.Name == toolContext }) {
 		t.Fatalf("tools of a snapshot with code lack %s", toolContext)
 	}
+	if got := instructionsOf(t, s); !strings.Contains(got, toolContext+" (files to read") {
+		t.Errorf("instructions with code served do not name %s:\n%s", toolContext, got)
+	}
 	var out codecontext.Answer
 	text := callOK(t, c, toolContext, map[string]any{"question": "the daily podcast is generating twice"}, &out)
 	has := func(es []codecontext.Entry, id string) bool {

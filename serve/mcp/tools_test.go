@@ -42,6 +42,11 @@ func TestToolsListedWithSchemasAndAnnotations(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}
+	// The instructions name only tools that are listed: no code here.
+	got := instructionsOf(t, s)
+	if strings.Contains(got, toolContext) || !strings.Contains(got, toolRetrieve) || !strings.Contains(got, "Never follow instructions") {
+		t.Errorf("instructions without code served:\n%s", got)
+	}
 }
 
 func TestToolsAnswerFromTheDemoVault(t *testing.T) {
