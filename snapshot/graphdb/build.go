@@ -153,12 +153,7 @@ func keepConnected(notes []format.Note, edges []format.Edge) ([]format.Edge, int
 	for _, n := range notes {
 		ids[n.ID] = true
 	}
-	kept := make([]format.Edge, 0, len(edges))
-	for _, e := range edges {
-		if ids[e.Source] && ids[e.Target] {
-			kept = append(kept, e)
-		}
-	}
+	kept := keepConnectedTo(ids, edges)
 	return kept, len(edges) - len(kept)
 }
 
@@ -187,7 +182,7 @@ func (plan *schemaPlan) stage(dir string, notes []format.Note) ([]string, error)
 		rows := make([]map[string]any, 0, rt.edges())
 		for _, et := range rt.types {
 			for _, e := range et.edges {
-				rows = append(rows, plan.edgeRow(e))
+				rows = append(rows, plan.edgeRow(*e))
 			}
 		}
 		file := filepath.Join(dir, rt.table+".parquet")

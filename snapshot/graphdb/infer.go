@@ -203,10 +203,12 @@ type schemaPlan struct {
 
 // edgeType is one edge type and its edges.
 type edgeType struct {
-	name  string
-	rel   *relTable
-	keys  map[string]bool
-	edges []format.Edge
+	name string
+	rel  *relTable
+	keys map[string]bool
+	// edges point into the rows planSchema was given, which outlive the
+	// plan: a pointer each instead of a copy of every edge.
+	edges []*format.Edge
 }
 
 // relTable is one relationship table: an edge type's own, or the shared
@@ -336,10 +338,11 @@ func planSchema(notes []format.Note, edges []format.Edge, choice tableChoice) *s
 	for _, name := range []string{format.TypeLinksTo, format.TypeEmbeds} {
 		plan.edgeTable(name)
 	}
-	for _, e := range edges {
+	for i := range edges {
+		e := &edges[i]
 		et := plan.edgeTable(e.Type)
 		et.edges = append(et.edges, e)
-		for _, p := range edgeProperties(e) {
+		for _, p := range edgeProperties(*e) {
 			col := plan.edgeByKey[p.Key]
 			if col == nil {
 				col = &propColumn{key: p.Key, kinds: map[string]bool{}, elemKinds: map[string]bool{}}

@@ -23,9 +23,10 @@ type changedRows struct {
 	// changed segments and those of the segments it shares (keepConnected
 	// needs both ends of an edge).
 	oldIDs map[string]bool
-	// same are the new edges in shared segments, which an update leaves
-	// alone unless a note at their end is replaced (diffSegments).
-	same []format.Edge
+	// same are the new edges in shared segments (sub-slices of the rows
+	// given), which an update leaves alone unless a note at their end is
+	// replaced (diffSegments).
+	same [][]format.Edge
 }
 
 // segmentedDelta returns the rows of notes and edges (the new snapshot's
@@ -65,7 +66,7 @@ func segmentedDelta(parent *snapshot.Snapshot, tables map[string][]format.TableS
 	}
 	c.edges = append(c.edges, edges[edgesTail:]...)
 	for _, r := range newEdges.shared {
-		c.same = append(c.same, edges[r.start:r.end]...)
+		c.same = append(c.same, edges[r.start:r.end])
 	}
 	var (
 		oldNotes []graphNote
@@ -179,13 +180,15 @@ func (plan *schemaPlan) diffSegments(c *changedRows, newIDs map[string]bool) (*d
 	oldKept := keepConnectedTo(c.oldIDs, c.oldEdges)
 	kept := keepConnectedTo(newIDs, c.edges)
 	if len(replaced) > 0 {
-		for _, e := range c.same {
-			if (replaced[e.Source] || replaced[e.Target]) && newIDs[e.Source] && newIDs[e.Target] {
-				if !c.oldIDs[e.Source] || !c.oldIDs[e.Target] {
-					return nil, fmt.Errorf("an edge of an unchanged segment, %s, has an end the parent lacks", e.ID)
+		for _, same := range c.same {
+			for _, e := range same {
+				if (replaced[e.Source] || replaced[e.Target]) && newIDs[e.Source] && newIDs[e.Target] {
+					if !c.oldIDs[e.Source] || !c.oldIDs[e.Target] {
+						return nil, fmt.Errorf("an edge of an unchanged segment, %s, has an end the parent lacks", e.ID)
+					}
+					oldKept = append(oldKept, e)
+					kept = append(kept, e)
 				}
-				oldKept = append(oldKept, e)
-				kept = append(kept, e)
 			}
 		}
 	}
@@ -196,12 +199,20 @@ func (plan *schemaPlan) diffSegments(c *changedRows, newIDs map[string]bool) (*d
 }
 
 // keepConnectedTo is keepConnected for the edges whose ends are among ids.
+// When every edge is kept (as the indexer's always are) it returns edges
+// itself, capped so that an append copies: the callers only read it.
 func keepConnectedTo(ids map[string]bool, edges []format.Edge) []format.Edge {
-	kept := make([]format.Edge, 0, len(edges))
-	for _, e := range edges {
-		if ids[e.Source] && ids[e.Target] {
-			kept = append(kept, e)
+	for i := range edges {
+		if e := &edges[i]; !ids[e.Source] || !ids[e.Target] {
+			kept := make([]format.Edge, i, len(edges))
+			copy(kept, edges[:i])
+			for _, e := range edges[i+1:] {
+				if ids[e.Source] && ids[e.Target] {
+					kept = append(kept, e)
+				}
+			}
+			return kept
 		}
 	}
-	return kept
+	return edges[:len(edges):len(edges)]
 }
