@@ -1,6 +1,7 @@
 package vectors
 
 import (
+	"bytes"
 	"math"
 	"math/rand"
 	"testing"
@@ -155,6 +156,36 @@ func TestPackFine(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("fineRound(%d) = %d, want %d", b, got, want)
+		}
+	}
+}
+
+// TestUnpackFineMatchesBytewise checks the eight-at-a-time unpacking
+// against unpacking each group of three bytes on its own, for every
+// length of whole groups up to a few words and random bytes.
+func TestUnpackFineMatchesBytewise(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for groups := range 40 {
+		src := make([]byte, 3*groups)
+		for i := range src {
+			src[i] = byte(r.Uint32())
+		}
+		want := make([]byte, 4*groups)
+		for g := range groups {
+			u := uint32(src[3*g]) | uint32(src[3*g+1])<<8 | uint32(src[3*g+2])<<16
+			for k := range 4 {
+				want[4*g+k] = byte(u>>(fineBits*k)) << (8 - fineBits)
+			}
+		}
+		got := make([]byte, 4*groups)
+		unpackFine(got, src)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%d groups: unpackFine gives %x, want %x", groups, got, want)
+		}
+		packed := make([]byte, len(src))
+		packFine(packed, got)
+		if !bytes.Equal(packed, src) {
+			t.Fatalf("%d groups: packFine(unpackFine(x)) = %x, want %x", groups, packed, src)
 		}
 	}
 }

@@ -401,7 +401,12 @@ func WriteCodes(path string, fingerprint Hash, dims int, hashes []Hash, row func
 		}
 	}
 	cl := codeLen(dims)
-	codes, fine := make([]byte, len(hashes)*cl), make([]byte, len(hashes)*cl)
+	// Each row's residuals are packed as it comes: a row's codeLen is a
+	// multiple of the four residuals packFine packs in three bytes, so
+	// packing row by row gives the bytes of packing the plane at once,
+	// without holding the plane unpacked.
+	pl := packedFineLen(cl)
+	codes, packed := make([]byte, len(hashes)*cl), make([]byte, len(hashes)*pl)
 	scales := make([]float32, len(hashes))
 	buf := make([]byte, 2*cl)
 	for i := range hashes {
@@ -411,7 +416,7 @@ func WriteCodes(path string, fingerprint Hash, dims int, hashes []Hash, row func
 			return fmt.Errorf("write vectors: %w", err)
 		}
 		copy(codes[i*cl:], buf[:cl])
-		copy(fine[i*cl:], buf[cl:])
+		packFine(packed[i*pl:(i+1)*pl], buf[cl:])
 		if !(s >= 0 && s <= math.MaxFloat32) {
 			return fmt.Errorf("write vectors: row %d has scale %g", i, s)
 		}
@@ -446,8 +451,6 @@ func WriteCodes(path string, fingerprint Hash, dims int, hashes []Hash, row func
 	writeF32s(w, scales)
 	w.Write(make([]byte, codesOff-scalesOff-4*len(hashes)))
 	w.Write(codes)
-	packed := make([]byte, packedFineLen(len(fine)))
-	packFine(packed, fine)
 	w.Write(packed)
 	return w.Flush()
 }
