@@ -40,3 +40,44 @@ func TestReusedText(t *testing.T) {
 		}
 	}
 }
+
+// TestBySegment: rows in segment order become sub-slices of the rows,
+// rows out of it (a note's rows after a later segment's, a row of no note,
+// which goes to the last segment) are copied into place; either way each
+// segment holds its rows in order, as appending them one by one does, and
+// an append to a segment leaves the next one alone.
+func TestBySegment(t *testing.T) {
+	of := map[string]int{"a": 0, "b": 0, "c": 1, "d": 2}
+	key := func(l *format.Link) string { return l.Source }
+	for _, sources := range [][]string{
+		{"a", "a", "b", "c", "d", "d"},
+		{"a", "c", "b", "d"},
+		{"a", "x", "c", "d"},
+		{"c", "c", "d"},
+		{},
+	} {
+		var rows []format.Link
+		for i, s := range sources {
+			rows = append(rows, format.Link{Source: s, Line: int32(i)})
+		}
+		want := make([][]format.Link, 3)
+		for _, l := range rows {
+			seg, ok := of[l.Source]
+			if !ok {
+				seg = 2
+			}
+			want[seg] = append(want[seg], l)
+		}
+		got := bySegment(rows, 3, key, of, 2)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%v: bySegment gives %+v, want %+v", sources, got, want)
+		}
+		if len(got[0]) > 0 && len(got[1]) > 0 {
+			next := got[1][0]
+			got[0] = append(got[0], format.Link{Source: "z"})
+			if !reflect.DeepEqual(got[1][0], next) {
+				t.Errorf("%v: appending to segment 0 changed segment 1", sources)
+			}
+		}
+	}
+}

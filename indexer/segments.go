@@ -54,11 +54,13 @@ func segment(t *tables) segmented {
 // bySegment puts each row into the segment of its note (of; last for a note
 // that is not a row), keeping the rows' order. The rows come note by note,
 // so the segment is looked up once per run of one note's rows, and every
-// segment is sized before it is filled.
+// segment is sized before it is filled. When the rows are in segment order
+// (the tables' order), the segments are sub-slices of rows.
 func bySegment[T any](rows []T, n int, note func(*T) string, of map[string]int, last int) [][]T {
 	segOf := make([]int32, len(rows))
 	counts := make([]int, n)
 	prev, seg := "", last
+	sorted := true
 	for k := range rows {
 		id := note(&rows[k])
 		if k == 0 || id != prev {
@@ -69,8 +71,21 @@ func bySegment[T any](rows []T, n int, note func(*T) string, of map[string]int, 
 		}
 		segOf[k] = int32(seg)
 		counts[seg]++
+		sorted = sorted && (k == 0 || segOf[k-1] <= int32(seg))
 	}
 	out := make([][]T, n)
+	if sorted {
+		// The segments' rows are runs of rows, as the tables' order
+		// makes them: each segment is its run, capped, not a copy.
+		start := 0
+		for i, c := range counts {
+			if c > 0 {
+				out[i] = rows[start : start+c : start+c]
+			}
+			start += c
+		}
+		return out
+	}
 	for i, c := range counts {
 		if c > 0 {
 			out[i] = make([]T, 0, c)
