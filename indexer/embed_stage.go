@@ -495,6 +495,9 @@ func (s *EmbedStage) writeTarget(ctx context.Context, b *Build, t *embedTarget, 
 	if err != nil {
 		return err
 	}
+	// Complete: it is hashed and fsynced while the graph is built and the
+	// other stages run, not after them.
+	b.SealEarly(t.vectorsFile)
 	vf, err := vectors.OpenFile(path)
 	if err != nil {
 		return err
@@ -505,7 +508,11 @@ func (s *EmbedStage) writeTarget(ctx context.Context, b *Build, t *embedTarget, 
 		return err
 	}
 	st.HNSWBuild = mode
-	return g.WriteFile(filepath.Join(b.Dir, t.graphFile))
+	if err := g.WriteFile(filepath.Join(b.Dir, t.graphFile)); err != nil {
+		return err
+	}
+	b.SealEarly(t.graphFile)
+	return nil
 }
 
 // share hard-links the parent's vector and graph files into the snapshot
