@@ -63,6 +63,9 @@ func runExport(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
+		if base.ID == e.ID {
+			return usageErrorf("--base %s is the snapshot being exported; a delta is written on another snapshot (usually its parent): export it without --base, or name the base the other machine has", ref)
+		}
 		defer leaseIfInData(log, data, base)()
 		opts.Base = base.Dir
 	}
@@ -132,7 +135,8 @@ type archiveJSON struct {
 	Present bool   `json:"already_imported,omitempty"`
 	Dir     string `json:"dir,omitempty"`
 	Newest  string `json:"newest,omitempty"`
-	// Export --base only: the base of the delta and what it left out.
+	// A delta only: its base and the files it left out (import: took
+	// from the base).
 	Base         string `json:"base,omitempty"`
 	Omitted      int    `json:"omitted,omitempty"`
 	OmittedBytes int64  `json:"omitted_bytes,omitempty"`

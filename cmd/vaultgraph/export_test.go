@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -78,8 +79,12 @@ func TestExportDelta(t *testing.T) {
 	base := filepath.Join(work, "base.tar")
 	vgOK(t, "snapshot", "export", "--data", dataA, "-o", base, id1)
 	vgOK(t, "snapshot", "import", "--data", dataB, base)
-	if r := vgOK(t, "snapshot", "import", "--data", dataB, delta); !strings.Contains(r.stdout, "imported "+id2) || !strings.Contains(r.stdout, "taken from "+id1) {
+	if r := vgOK(t, "snapshot", "import", "--data", dataB, delta); !strings.Contains(r.stdout, "imported "+id2) || !regexp.MustCompile(`, [1-9]\d* more files? taken from `+id1).MatchString(r.stdout) {
 		t.Errorf("delta import: %q", r.stdout)
+	}
+	// A delta on the snapshot itself would leave everything out.
+	if r := vg(t, "snapshot", "export", "--data", dataA, "--base", id2, "-o", filepath.Join(work, "self.tar"), id2); r.code != 2 || !strings.Contains(r.stderr, "is the snapshot being exported") {
+		t.Errorf("export --base itself: exit %d: %s", r.code, r.stderr)
 	}
 	vgOK(t, "snapshot", "import", "--data", dataC, base)
 	vgOK(t, "snapshot", "import", "--data", dataC, full)

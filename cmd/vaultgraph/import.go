@@ -68,7 +68,7 @@ func runImport(c *cli.Context) error {
 	}
 	if jsonOutput(c) && !c.Bool("quiet") {
 		out := archiveJSON{Snapshot: res.ID, File: c.Args().First(), Files: res.Files, Bytes: res.Bytes, ArchiveBytes: r.n,
-			Compression: string(res.Compression), Present: res.Present, Dir: res.Dir}
+			Compression: string(res.Compression), Present: res.Present, Dir: res.Dir, Base: res.Base, Omitted: res.Taken}
 		if out.File == "-" {
 			out.File = ""
 		}
@@ -88,8 +88,8 @@ func runImport(c *cli.Context) error {
 	default:
 		// "imported ID " first: scripts read the id (ci/snapshot-diff.sh).
 		from := ""
-		if res.Base != "" {
-			from = ", the others taken from " + res.Base
+		if res.Taken > 0 {
+			from = fmt.Sprintf(", %s taken from %s", plural(res.Taken, "more file"), res.Base)
 		}
 		fmt.Fprintf(c.App.Writer, "imported %s (%s, %d bytes%s) from %s\n", res.ID, plural(res.Files, "file"), res.Bytes, from, archiveSize(r.n, res.Compression))
 	}

@@ -61,6 +61,9 @@ type ImportResult struct {
 	Leftovers []string
 	// Base is the base snapshot of a delta archive, "" for a full one.
 	Base string
+	// Taken counts the files of a delta taken from its base instead of
+	// the archive.
+	Taken int
 	// Present says that dataDir already held this very snapshot (a
 	// manifest byte for byte the archive's): Import checked the archive
 	// and wrote nothing.
@@ -115,7 +118,7 @@ func Import(ctx context.Context, r io.Reader, dataDir string, opts ImportOptions
 	var omitted map[string]bool
 	if d != nil {
 		total -= d.bytes // what the archive carries
-		res.Base, omitted = d.base, d.omitted
+		res.Base, omitted, res.Taken = d.base, d.omitted, len(d.omitted)
 	}
 	present, err := checkPresent(dataDir, id, raw)
 	if err != nil {
