@@ -88,8 +88,6 @@ func noteKey(raw string) (string, *apiError) {
 		return "", badRequest("the note path is longer than %d bytes", maxNoteKey)
 	case !utf8.ValidString(key):
 		return "", badRequest("the note path is not valid UTF-8")
-	case strings.ContainsFunc(key, func(r rune) bool { return r < 0x20 || r == 0x7f }):
-		return "", badRequest("the note path holds a control character")
 	case strings.HasPrefix(key, "/") || strings.HasPrefix(key, `\`) || (len(key) >= 2 && key[1] == ':'):
 		return "", badRequest("the note path must be relative to the vault, not absolute")
 	}

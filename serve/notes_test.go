@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"maps"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -51,5 +54,26 @@ func TestNoteMatchesCypherNode(t *testing.T) {
 	}
 	if typed == 0 || untagged == 0 || len(res.Rows) < 10 {
 		t.Fatalf("%d notes, %d with a type, %d without tags: the demo vault no longer covers the cases", len(res.Rows), typed, untagged)
+	}
+}
+
+// TestNoteNamedWithAControlCharacter: a note whose file name holds a tab
+// is indexed, so GET /notes serves it (the path is a lookup key, never
+// opened), percent-encoded as any other.
+func TestNoteNamedWithAControlCharacter(t *testing.T) {
+	vault := copyDemoVault(t)
+	if err := os.WriteFile(filepath.Join(vault, "tab\there.md"), []byte("# Tab\n\nA note with a tab in its name.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	if _, err := index(vault, data); err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, data, serverConfig{})
+	if r := ts.get("/notes/tab%09here.md"); r.status != 200 || !strings.Contains(string(r.body), `"id":"tab\there.md"`) {
+		t.Errorf("GET /notes/tab%%09here.md = %d %.300s", r.status, r.body)
+	}
+	if r := ts.get("/notes/tab%0Athere.md"); r.status != 404 {
+		t.Errorf("GET a missing note with a newline = %d %.300s", r.status, r.body)
 	}
 }
