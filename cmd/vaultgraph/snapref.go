@@ -57,16 +57,31 @@ func resolveRef(data, ref string) (snapshot.Entry, error) {
 	return e, err
 }
 
+// readChecks are the checks a command makes of the snapshot it reads:
+// the server's (every file's xxh64), so that a flipped byte is found
+// before it gives a wrong answer or a decoder's error.
+var readChecks = snapshot.OpenOptions{VerifyFast: true}
+
 // readRef is resolveRef for the commands that read a snapshot. Without a
-// ref, or with "latest", it is the newest snapshot that passes Open's
-// checks, as the server and the indexer pick it: newer ones that fail are
-// skipped with a warning saying which and why. A snapshot named by id or
-// path is used as named, so a damaged one fails when opened.
+// ref, or with "latest", it is the newest snapshot that passes the
+// server's checks (readChecks): newer ones that fail are skipped with a
+// warning saying which and why. A snapshot named by id or path is checked
+// the same way and refused when damaged.
 func readRef(log *slog.Logger, data, ref string) (snapshot.Entry, error) {
 	if !isNewest(ref) || data == "" {
-		return resolveRef(data, ref)
+		e, err := resolveRef(data, ref)
+		if err != nil {
+			return e, err
+		}
+		if _, err := snapshot.Open(e.Dir, readChecks); err != nil {
+			if errors.Is(err, snapshot.ErrInvalid) {
+				return e, fmt.Errorf("%w (vaultgraph snapshot verify says more; the next index run writes a good snapshot)", err)
+			}
+			return e, err
+		}
+		return e, nil
 	}
-	s, skipped, err := snapshot.Latest(data, snapshot.OpenOptions{})
+	s, skipped, err := snapshot.Latest(data, readChecks)
 	if err != nil {
 		for _, why := range skipped {
 			log.Warn("skipped a snapshot that fails its checks", "err", why)
