@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/vaultgraph/vaultgraph/serve/store"
@@ -173,6 +174,9 @@ func ServeHTTP(ctx context.Context, vs *store.Vaults, cfg Config) error {
 		return err
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("listen: %w: another process (perhaps another vaultgraph serve) listens on %s; stop it or pick another --addr", err, cfg.Addr)
+	}
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}

@@ -45,17 +45,20 @@ func LoadToken(file string, getenv func(string) string) (token, warning string, 
 	return token, warning, nil
 }
 
-// CheckExposure refuses to serve on a non-loopback address without a
-// token. addr is host:port as given to --addr or the address a listener
+// CheckExposure refuses an address that cannot be listened on (no port,
+// a port out of range), and a non-loopback address without a token. addr is host:port as given to --addr or the address a listener
 // is bound to; an empty host or a wildcard address is not loopback, and
 // neither is a name other than localhost (it may resolve anywhere).
 func CheckExposure(addr string, haveToken bool) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("listen address %q: %w (write HOST:PORT, e.g. 127.0.0.1:7337)", addr, err)
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return fmt.Errorf("listen address %q: invalid port %q: give a port from 1 to 65535 (0 for any free one)", addr, port)
+	}
 	if haveToken {
 		return nil
-	}
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("listen address %q: %w", addr, err)
 	}
 	if isLoopbackHost(host) {
 		return nil

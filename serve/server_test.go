@@ -522,17 +522,27 @@ func TestCheckExposure(t *testing.T) {
 	for addr, ok := range map[string]bool{
 		"127.0.0.1:7337": true, "localhost:7337": true, "[::1]:7337": true, "127.0.0.2:1": true,
 		"0.0.0.0:7337": false, ":7337": false, "[::]:7337": false, "192.168.1.10:7337": false, "vault.example.com:80": false,
-		"nonsense": false,
 	} {
 		err := serve.CheckExposure(addr, false)
 		if (err == nil) != ok {
 			t.Errorf("CheckExposure(%q) = %v", addr, err)
 		}
-		if err != nil && !strings.Contains(err.Error(), serve.TokenEnv) && addr != "nonsense" {
+		if err != nil && !strings.Contains(err.Error(), serve.TokenEnv) {
 			t.Errorf("the refusal does not say how to fix it: %v", err)
 		}
 		if err := serve.CheckExposure(addr, true); err != nil {
 			t.Errorf("CheckExposure(%q) with a token = %v", addr, err)
+		}
+	}
+	// An address that cannot be listened on is refused, token or not,
+	// before anything is opened, saying what to write.
+	for addr, want := range map[string]string{
+		"nonsense": "write HOST:PORT", "127.0.0.1:99999": "invalid port", "127.0.0.1:-1": "invalid port",
+	} {
+		for _, token := range []bool{false, true} {
+			if err := serve.CheckExposure(addr, token); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("CheckExposure(%q, token %v) = %v, want %q", addr, token, err, want)
+			}
 		}
 	}
 	// Serve checks the address actually bound, whatever was asked for.
