@@ -35,6 +35,7 @@ type searchState struct {
 	batch   []candidate
 	links   []uint32
 	cands   []candidate
+	merged  []candidate // searchLayer's candidates of a batch that entered its list
 	ids     []uint32
 	// The codes and scale of the vector searched for: a query's int16
 	// codes, or while a graph is built the inserted node's own codes.
@@ -181,8 +182,8 @@ func (g *Graph) greedy(ep candidate, l int, st *searchState) candidate {
 func (g *Graph) searchLayer(entries []candidate, ef, l int, st *searchState) []candidate {
 	st.nextGen()
 	list := st.out[:0]
-	if cap(list) < ef+1 {
-		list = make([]candidate, 0, ef+1)
+	if cap(list) < ef+1+g.m0 { // room for a batch to merge (mergeBatch)
+		list = make([]candidate, 0, ef+1+g.m0)
 	}
 	for _, e := range entries {
 		if st.visited[e.id] == st.gen {
@@ -204,19 +205,19 @@ func (g *Graph) searchLayer(entries []candidate, ef, l int, st *searchState) []c
 			}
 		}
 		g.distances(st, batch)
+		st.batch = batch
 		next := i + 1
-		for _, b := range batch {
-			var at int
-			if list, at = offer(list, b, ef); at < next {
-				next = at
-			}
-			if at < len(list) && l == 0 && g.build != nil {
-				// It may be expanded soon: start loading its first links
-				// (nodes keep about a third of M0).
+		var at int
+		if list, at = mergeBatch(list, batch, ef, st); at < next {
+			next = at
+		}
+		if l == 0 && g.build != nil {
+			// The new entries may be expanded soon: start loading their
+			// first links (nodes keep about a third of M0).
+			for _, b := range st.merged {
 				prefetchLines((*byte)(unsafe.Pointer(&g.level0[int(b.id)*g.stride0+g.off0])), 2)
 			}
 		}
-		st.batch = batch
 		for i = next; i < len(list) && list[i].id&expanded != 0; i++ {
 		}
 	}
@@ -230,6 +231,67 @@ func (g *Graph) searchLayer(entries []candidate, ef, l int, st *searchState) []c
 // expanded marks a candidate of searchLayer's list whose neighbours were
 // visited (node ids are below 2^31: a file holds fewer rows).
 const expanded = 1 << 31
+
+// mergeBatch puts the candidates of batch that are among the ef closest
+// into list (sorted closest first, at most ef long), and returns the list
+// and the first position a candidate of batch went to (len(list) when
+// none did). The list is the one offering them one after the other would
+// leave: the ef first by distance, ties keeping the earlier candidate (the
+// list's before batch's, batch's in order) first. Candidates that cannot
+// enter are dropped by one comparison, and the ones left are sorted and
+// merged in one pass from the back instead of each shifting the list's
+// tail. st.merged holds the candidates that entered, for the caller.
+func mergeBatch(list, batch []candidate, ef int, st *searchState) ([]candidate, int) {
+	acc := st.merged[:0]
+	n := len(list)
+	for _, c := range batch {
+		if n >= ef && c.dist >= list[n-1].dist {
+			continue
+		}
+		// Insertion sort, stable: few candidates of a batch enter.
+		k := len(acc)
+		acc = append(acc, c)
+		for k > 0 && acc[k-1].dist > c.dist {
+			acc[k] = acc[k-1]
+			k--
+		}
+		acc[k] = c
+	}
+	st.merged = acc
+	if len(acc) == 0 {
+		return list, n
+	}
+	total := n + len(acc)
+	if cap(list) < total {
+		grown := make([]candidate, n, max(total, ef+1+cap(batch)))
+		copy(grown, list)
+		list = grown
+	}
+	list = list[:total]
+	kept := min(total, ef) // the list's length after the merge
+	entered := len(acc)    // how many of acc stay in it
+	w, i, j := total-1, n-1, len(acc)-1
+	for j >= 0 {
+		if i >= 0 && list[i].dist > acc[j].dist {
+			list[w] = list[i]
+			i--
+		} else {
+			list[w] = acc[j]
+			if w >= kept {
+				entered = j
+			}
+			j--
+		}
+		w--
+	}
+	first := w + 1 // where acc[0] went
+	list = list[:kept]
+	st.merged = acc[:entered]
+	if entered == 0 {
+		return list, kept
+	}
+	return list, first
+}
 
 // offer inserts c into list, sorted closest first and at most ef long,
 // when it is among the ef closest, and returns the list and where c went
