@@ -260,13 +260,17 @@ func keyOf(snaps []servedSnapshot) string {
 }
 
 // syncTools lists the tools some vault's snapshot can answer (a call for
-// a vault whose snapshot cannot is a tool error saying why); while no
-// vault serves a snapshot, vault_status only, which says why.
+// a vault whose snapshot cannot is a tool error saying why). While no
+// vault serves a snapshot it lists the tools a snapshot of the default
+// stages answers, each of which says there is no snapshot yet and what to
+// run, so that an agent prompted to call cypher_query hears that rather
+// than "tool not found"; list_changed follows the first snapshot.
 func (s *Server) syncTools(snaps []servedSnapshot) {
+	waiting := !slices.ContainsFunc(snaps, func(x servedSnapshot) bool { return x.snap != nil })
 	var names []string
 	var tools []server.ServerTool
 	for _, t := range s.tools {
-		answered := t.def.Name == toolStatus
+		answered := t.def.Name == toolStatus || (waiting && t.def.Name != toolContext)
 		for _, x := range snaps {
 			answered = answered || (x.snap != nil && t.unavailable(x.snap) == nil)
 		}

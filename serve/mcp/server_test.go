@@ -202,8 +202,15 @@ func TestToolsFollowTheSnapshot(t *testing.T) {
 	s := newServer(t, st, Options{})
 	c, notes := connect(t, s)
 
-	if names := toolNamesOf(t, c); !slices.Equal(names, []string{toolStatus}) {
-		t.Errorf("tools without a snapshot: %v", names)
+	// Before the first snapshot the tools of a default index are listed
+	// and say what to run (code is not expected).
+	waiting := []string{toolCypher, toolSearch, toolRetrieve, toolGraph, toolReadNote, toolStatus}
+	slices.Sort(waiting)
+	if names := toolNamesOf(t, c); !slices.Equal(names, waiting) {
+		t.Errorf("tools without a snapshot: %v, want %v", names, waiting)
+	}
+	if msg := callErr(t, c, toolCypher, map[string]any{"query": "MATCH (n) RETURN count(n)"}); !strings.Contains(msg, "no snapshot yet: run vaultgraph index --vault VAULT --data "+data) {
+		t.Errorf("cypher_query without a snapshot: %q", msg)
 	}
 	// vault_status answers while the server waits for the first
 	// snapshot: what it waits for, where, and what to run.
