@@ -17,14 +17,21 @@ import (
 	"github.com/vaultgraph/vaultgraph/format"
 )
 
-// tableCodec compresses table pages at zstd's default level, which every
-// Parquet reader that reads zstd reads. Its fastest level took a third
-// less CPU on note text, but since tables are written in segments an edit
-// compresses only the segments that changed, and the default level with
-// 4 MiB pages (tablePageBytes) takes the tables of the generated
-// 10,000-note vault from 22.5 to 19.3 MB, the help vault's from 20.7 to
-// 15.6 MB (chunks' hex hashes gain most). The codec only pools encoders.
-var tableCodec = &zstd.Codec{Level: zstd.SpeedDefault}
+// tableCodec compresses table pages at zstd's SpeedBetterCompression
+// level, which every Parquet reader that reads zstd reads (the level is
+// the writer's choice; the frames are the same zstd). Its fastest level
+// took a third less CPU on note text, but since tables are written in
+// segments an edit compresses only the segments that changed, and the
+// default level with 4 MiB pages (tablePageBytes) took the tables of the
+// generated 10,000-note vault from 22.5 to 19.3 MB, the help vault's from
+// 20.7 to 15.6 MB (chunks' hex hashes gain most). SpeedBetterCompression
+// then takes the help vault's from 15.63 to 14.55 MB (nodes 8.96 to 8.27,
+// chunks 3.96 to 3.80, edges 1.49 to 1.33, links 1.01 to 0.95) and the
+// 10,000-note vault's from 18.61 to 17.84 MB, for 0.3-0.4 s more CPU over
+// all of a full build's tables (0.85 to 1.2 s at the help vault, 16
+// segments a table, spread over the writers) and a sixteenth of that for
+// an edit's one segment a table. The codec only pools encoders.
+var tableCodec = &zstd.Codec{Level: zstd.SpeedBetterCompression}
 
 // tablePageBytes is the size of a column's page before compression: zstd
 // finds repeats only within a page, and text repeats across notes. 4 MiB
