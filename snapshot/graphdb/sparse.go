@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	kuzu "github.com/kuzudb/go-kuzu"
 )
 
 // graphPage is the database's page size: Kuzu 0.11.3 writes 4 KiB pages.
@@ -64,4 +66,83 @@ func freeZeroPages(path string) (int64, error) {
 			return freed, fmt.Errorf("free zero pages: %w", err)
 		}
 	}
+}
+
+// pageRange is a run of the database file's pages: the first and how many.
+type pageRange struct{ start, pages int64 }
+
+// freePageRanges returns the runs of pages the engine's free space
+// manager holds (CALL fsm_info()): pages no table, index or catalog
+// refers to, kept for later writes.
+func freePageRanges(conn *kuzu.Connection) ([]pageRange, error) {
+	rows, err := queryRows(conn, "CALL fsm_info() RETURN *")
+	if err != nil {
+		return nil, fmt.Errorf("free pages: %w", err)
+	}
+	ranges := make([]pageRange, 0, len(rows))
+	for _, r := range rows {
+		if len(r) != 2 {
+			return nil, fmt.Errorf("free pages: fsm_info returned %d columns, want 2", len(r))
+		}
+		start, ok1 := pageNumber(r[0])
+		pages, ok2 := pageNumber(r[1])
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("free pages: fsm_info returned %v", r)
+		}
+		ranges = append(ranges, pageRange{start, pages})
+	}
+	return ranges, nil
+}
+
+// pageNumber reads a page index or count as the engine returns it (an
+// unsigned integer column).
+func pageNumber(v any) (int64, bool) {
+	switch n := v.(type) {
+	case uint64:
+		return int64(n), n < 1<<40
+	case uint32:
+		return int64(n), true
+	case int64:
+		return n, n >= 0
+	case int32:
+		return int64(n), n >= 0
+	}
+	return 0, false
+}
+
+// freeUnusedPages turns the database file's free pages (freePageRanges,
+// read from the file as it is now) into holes. An update's checkpoint
+// writes the tables it rewrites to new pages and frees the old ones,
+// which keep their old bytes: after one edit on Obsidian's help vault
+// that added a link, 2,383 of its 7,155 pages (9.8 MB) are free, and an
+// apparent size of 29.3 MB took 22.8 MB of disk. Unlike freeZeroPages
+// this changes the file's bytes (free pages read as zeros), so it runs
+// before the file is hashed and checked. Ranges past the end of the file
+// are cut there. It returns the bytes freed.
+func freeUnusedPages(path string, ranges []pageRange) (int64, error) {
+	if len(ranges) == 0 {
+		return 0, nil
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return 0, fmt.Errorf("free unused pages: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("free unused pages: %w", err)
+	}
+	var freed int64
+	for _, r := range ranges {
+		off, end := r.start*graphPage, (r.start+r.pages)*graphPage
+		end = min(end, st.Size()/graphPage*graphPage)
+		if end <= off {
+			continue
+		}
+		if err := punchHole(f, off, end-off); err != nil {
+			return freed, err
+		}
+		freed += end - off
+	}
+	return freed, nil
 }

@@ -2,10 +2,14 @@ package graphdb
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
+
+	kuzu "github.com/kuzudb/go-kuzu"
 
 	"github.com/vaultgraph/vaultgraph/format"
 )
@@ -87,4 +91,61 @@ func holesSupported(t *testing.T, dir string) bool {
 		return false
 	}
 	return true
+}
+
+// TestUpdateFreePagesTakeNoSpace updates a database with edges removed
+// and added, so that its checkpoint rewrites relationship tables to new
+// pages and frees the old ones, and checks that the engine's free pages
+// are holes afterwards and that the database answers as a built one.
+func TestUpdateFreePagesTakeNoSpace(t *testing.T) {
+	notes, edges := fixtureRows(t)
+	parent := builtParent(t, notes, edges)
+	edges2 := slices.Clone(edges)
+	edges2 = slices.Delete(edges2, 2, 3)
+	edges2 = append(edges2, format.Edge{ID: "nw", Source: edges[0].Target, Target: edges[0].Source, Type: "knows", Sign: 1, Count: 1, Origin: format.OriginField})
+	dir := t.TempDir()
+	g, err := Update(context.Background(), dir, parent, notes, edges2, UpdateOptions{BuildOptions: testBuildOptions, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, format.GraphFile)
+	db, err := openReadOnly(path, testBuildOptions.BufferPoolSize, testBuildOptions.Threads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := kuzu.OpenConnection(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	free, err := freePageRanges(conn)
+	conn.Close()
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages int64
+	for _, r := range free {
+		pages += r.pages
+	}
+	if pages == 0 {
+		t.Fatal("the update left no free page: nothing to check")
+	}
+	if holesSupported(t, dir) {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		fi, _ := f.Stat()
+		for _, r := range free {
+			off, end := r.start*graphPage, min((r.start+r.pages)*graphPage, fi.Size())
+			if off >= end {
+				continue
+			}
+			if at, ok := dataBetween(t, f, off, end); ok {
+				t.Errorf("free pages %d-%d hold data from byte %d", r.start, r.start+r.pages-1, at)
+			}
+		}
+	}
+	compareWithBuild(t, dir, g, notes, edges2)
 }

@@ -125,10 +125,20 @@ func Update(ctx context.Context, dir string, parent *snapshot.Snapshot, notes []
 		}
 	}
 	applied := time.Now()
-	if err := plan.checkUpdated(dbPath, g.Notes, opts.BuildOptions); err != nil {
+	free, err := plan.checkUpdated(dbPath, g.Notes, opts.BuildOptions)
+	if err != nil {
 		return nil, err
 	}
-	if _, err := freeZeroPages(dbPath); err != nil {
+	// An update without changes stays a copy of the parent's file, byte
+	// for byte (the pages a build leaves free are few).
+	var freed int64
+	if d.rows() > 0 {
+		if freed, err = freeUnusedPages(dbPath, free); err != nil {
+			return nil, err
+		}
+	}
+	zeros, err := freeZeroPages(dbPath)
+	if err != nil {
 		return nil, err
 	}
 	g.Build = format.GraphUpdated
@@ -139,6 +149,7 @@ func Update(ctx context.Context, dir string, parent *snapshot.Snapshot, notes []
 		"parent_rows_read", d.parentRows,
 		"plan", planned.Sub(start).Round(time.Millisecond), "copy", copied.Sub(planned).Round(time.Millisecond),
 		"apply", applied.Sub(copied).Round(time.Millisecond), "check", time.Since(applied).Round(time.Millisecond),
+		"free_pages_freed", freed, "zero_pages_freed", zeros,
 		"elapsed", time.Since(start).Round(time.Millisecond))
 	return g, nil
 }
@@ -317,9 +328,10 @@ func (plan *schemaPlan) apply(ctx context.Context, dir, dbPath string, d *delta,
 
 // checkUpdated checks an updated database as checkLoaded checks a built
 // one, table by table: it opens it read-only, compares its tables and
-// columns with the plan and counts the rows of each table.
-func (plan *schemaPlan) checkUpdated(dbPath string, notes int, opts BuildOptions) error {
-	return reopenChecked(dbPath, opts, func(conn *kuzu.Connection) error {
+// columns with the plan and counts the rows of each table. It returns the
+// database's free pages (freePageRanges) for freeUnusedPages.
+func (plan *schemaPlan) checkUpdated(dbPath string, notes int, opts BuildOptions) (free []pageRange, err error) {
+	err = reopenChecked(dbPath, opts, func(conn *kuzu.Connection) error {
 		if err := plan.checkTables(conn); err != nil {
 			return err
 		}
@@ -349,6 +361,8 @@ func (plan *schemaPlan) checkUpdated(dbPath string, notes int, opts BuildOptions
 		if len(counts) > 0 {
 			return fmt.Errorf("edges in tables the plan does not have: %v", counts)
 		}
-		return nil
+		free, err = freePageRanges(conn)
+		return err
 	})
+	return free, err
 }
