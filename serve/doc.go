@@ -7,7 +7,7 @@
 // # Routes
 //
 //	GET  /health         liveness and readiness; never needs a token
-//	GET  /status         the served snapshot, its age, counts and capabilities
+//	GET  /status         the served snapshot, its age, counts and capabilities (200 with state starting before there is one)
 //	POST /query          read-only openCypher (package graphdb)
 //	POST /search         vector search (package search), then optional Cypher on $hits
 //	GET  /notes/{path}   a note, its edges in both directions and its chunks

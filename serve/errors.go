@@ -27,9 +27,13 @@ const (
 	KindTooMany        = "too_many_requests"
 	KindInternal       = "internal"
 	KindNotImplemented = "not_implemented"
-	KindNoSnapshot     = "no_snapshot"
-	KindUnavailable    = "unavailable"
-	KindTimeout        = string(cypher.KindTimeout)
+	// KindNotReady: no snapshot is served yet (or none is left after the
+	// served one was deleted). It is the Typed Graph sidecar's kind for
+	// "still building, retry", which its plugin retries on; vaultgraph
+	// called it no_snapshot before.
+	KindNotReady    = "not_ready"
+	KindUnavailable = "unavailable"
+	KindTimeout     = string(cypher.KindTimeout)
 )
 
 // apiError is an error response: {"error": {...}, "snapshot": ...}. Line

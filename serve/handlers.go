@@ -142,6 +142,55 @@ func capabilityOf(err error) capability {
 	return capability{Available: true}
 }
 
+// statusRoute is GET /status: the served snapshot's status, or, before
+// there is one, 200 with state "starting" (waitingStatus). The Typed
+// Graph sidecar answers its /status with 200 and a state at every moment,
+// and its clients read state rather than the HTTP status.
+func (s *Server) statusRoute(c *fiber.Ctx) error {
+	st := s.vault(c).Store
+	snap, release := st.Acquire()
+	defer release()
+	if snap == nil {
+		return s.waitingStatus(c, st)
+	}
+	c.Locals(localSnapshot, snap.ID)
+	c.Set(headerSnapshot, snap.ID)
+	return s.status(c, snap)
+}
+
+// waitingResponse is GET /status while no snapshot is served: the
+// sidecar's fields (state starting, no notes, no mirror, no vectors),
+// vaultgraph's fields that hold without a snapshot, and Message, which
+// says what the server is waiting for (the text of the 503 not_ready the
+// data routes answer meanwhile).
+type waitingResponse struct {
+	Snapshot     *string         `json:"snapshot"`
+	Message      string          `json:"message"`
+	Capabilities capabilities    `json:"capabilities"`
+	Server       serverStatus    `json:"server"`
+	Snapshots    snapshotsStatus `json:"snapshots"`
+	Vault        string          `json:"vault"`
+	Vaults       []vaultStatus   `json:"vaults"`
+	sidecarStatus
+}
+
+func (s *Server) waitingStatus(c *fiber.Ctx, st *store.Store) error {
+	now := time.Now()
+	stats := st.Stats()
+	msg := noSnapshot(st).Message
+	none := capability{Reason: "no snapshot is served yet"}
+	res := waitingResponse{
+		Message:      msg,
+		Capabilities: capabilities{Query: none, Search: none, Notes: none, Graph: none, Retrieve: none},
+		Server:       serverStatus{Version: s.opts.Version, Started: s.started, UptimeSeconds: now.Sub(s.started).Seconds()},
+		Snapshots: snapshotsStatus{Source: st.Source(), Seen: stats.Seen, Rejected: stats.Rejected, Swaps: stats.Swaps, Fallbacks: stats.Fallbacks,
+			Open: stats.Open, LastRejection: stats.LastRejection, LastFallback: stats.LastFallback},
+		sidecarStatus: sidecarStatus{State: "starting"},
+	}
+	res.Vault, res.Vaults = s.vault(c).Name, s.vaultList()
+	return c.JSON(res)
+}
+
 func (s *Server) status(c *fiber.Ctx, snap *store.Snapshot) error {
 	m := snap.Manifest
 	now := time.Now()

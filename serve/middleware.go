@@ -163,7 +163,7 @@ func noSnapshot(store *store.Store) *apiError {
 		msg += "; " + strconv.FormatInt(st.Rejected, 10) + " snapshots were rejected, the last (" +
 			st.LastRejection.ID + ") because: " + st.LastRejection.Reason
 	}
-	e := newError(http.StatusServiceUnavailable, KindNoSnapshot, "%s", msg)
+	e := newError(http.StatusServiceUnavailable, KindNotReady, "%s", msg)
 	e.RetryAfter = 5
 	return e
 }

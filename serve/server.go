@@ -134,7 +134,7 @@ func NewVaults(vs *store.Vaults, opts Options) (*Server, error) {
 // for a heavy slot.
 func (s *Server) register() error {
 	s.route(fiber.MethodGet, "/health", s.health)
-	s.route(fiber.MethodGet, "/status", s.withSnapshot(s.status))
+	s.route(fiber.MethodGet, "/status", s.statusRoute)
 	s.route(fiber.MethodPost, "/query", requireJSON(s.cachedRoute("/query", s.heavyRoute(s.withSnapshot(s.query)))))
 	s.route(fiber.MethodPost, "/search", requireJSON(s.heavyRoute(s.withSnapshot(s.search))))
 	s.route(fiber.MethodGet, "/notes/*", s.withSnapshot(s.note))

@@ -592,6 +592,11 @@ func TestLoadToken(t *testing.T) {
 	}
 }
 
+// TestNoSnapshotYet: before the first snapshot the data routes answer 503
+// not_ready with Retry-After and what to run, the kind the Typed Graph
+// plugin's sidecar client (packages/plugin/src/query/remote.ts) retries on
+// (any other 503 it shows as "Ladybug is not available on the sidecar"),
+// and GET /status answers 200 with state starting, as the sidecar's does.
 func TestNoSnapshotYet(t *testing.T) {
 	data := t.TempDir()
 	ts := startServer(t, data, serverConfig{})
@@ -599,29 +604,47 @@ func TestNoSnapshotYet(t *testing.T) {
 		t.Errorf("GET /health = %d %s", r.status, r.body)
 	}
 	for _, req := range []request{
-		{path: "/status"}, {path: "/notes/Home.md"},
+		{path: "/notes/Home.md"},
 		{method: "POST", path: "/query", body: `{"query": "RETURN 1"}`},
+		// The plugin's request, as runRemote sends it.
+		{method: "POST", path: "/query", body: `{"query": "MATCH (n) RETURN n", "params": {}, "backend": "ladybug"}`},
 		{method: "POST", path: "/search", body: `{"query": "x"}`},
+		{method: "POST", path: "/retrieve", body: `{"question": "x"}`},
 	} {
 		r := ts.send(req)
-		if r.status != 503 || r.errorKind() != "no_snapshot" || r.header.Get("Retry-After") == "" ||
-			!strings.Contains(string(r.body), "vaultgraph index") || r.header.Get("X-Snapshot-Id") != "" {
+		if r.status != 503 || r.errorKind() != "not_ready" || r.header.Get("Retry-After") == "" ||
+			!strings.Contains(r.errorMessage(), "vaultgraph index") || r.header.Get("X-Snapshot-Id") != "" {
 			t.Errorf("%s %s = %d %v %s", req.method, req.path, r.status, r.header, r.body)
 		}
 		if r.object(t)["snapshot"] != nil {
 			t.Errorf("snapshot field = %v, want null", r.object(t)["snapshot"])
 		}
 	}
+	r := ts.get("/status")
+	st := r.object(t)
+	if r.status != 200 || st["state"] != "starting" || st["snapshot"] != nil || st["notes"] != float64(0) ||
+		st["lastSync"] != nil || st["mirror"] != nil || st["vectors"] != nil || st["embeddingModel"] != nil ||
+		!strings.Contains(fmt.Sprint(st["message"]), "vaultgraph index") || st["vault"] == nil || r.header.Get("X-Snapshot-Id") != "" {
+		t.Errorf("GET /status before the first snapshot = %d %s", r.status, r.body)
+	}
+	caps, _ := st["capabilities"].(map[string]any)
+	if q, _ := caps["query"].(map[string]any); q == nil || q["available"] != false {
+		t.Errorf("capabilities.query before the first snapshot = %v", q)
+	}
 	res, err := index(filepath.Join("..", "testdata", "demo-vault"), data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := ts.post("/admin/reload", "")
+	r = ts.post("/admin/reload", "")
 	if r.status != 200 || r.object(t)["swapped"] != true || r.object(t)["snapshot"] != res.ID {
 		t.Fatalf("POST /admin/reload = %d %s", r.status, r.body)
 	}
-	if r := ts.get("/status"); r.status != 200 {
-		t.Errorf("GET /status after reload = %d", r.status)
+	r = ts.get("/status")
+	if st := r.object(t); r.status != 200 || st["state"] != "ready" || st["snapshot"] != res.ID || st["lastSync"] == nil {
+		t.Errorf("GET /status after reload = %d %s", r.status, r.body)
+	}
+	if r := ts.post("/query", `{"query": "MATCH (n) RETURN count(n)", "params": {}, "backend": "ladybug"}`); r.status != 200 {
+		t.Errorf("POST /query after reload = %d %s", r.status, r.body)
 	}
 }
 

@@ -12,15 +12,17 @@ import (
 // statusResponse holds in vaultgraph's own words (counts, pending_vectors,
 // created, embedder, capabilities).
 type sidecarStatus struct {
-	// State is ready: a snapshot is served (without one /status is 503).
+	// State is ready when a snapshot is served, starting until the first
+	// one is (the sidecar's state before its first sync).
 	State string `json:"state"`
 	Notes int    `json:"notes"`
 	Edges int    `json:"edges"`
 	// Pending counts the texts (chunks and edge sentences) without a
 	// vector yet: the work the next index run still has to do.
 	Pending int `json:"pending"`
-	// LastSync is when the served snapshot was written.
-	LastSync time.Time `json:"lastSync"`
+	// LastSync is when the served snapshot was written, null before one
+	// is served.
+	LastSync *time.Time `json:"lastSync"`
 	// FrontmatterErrors counts notes whose frontmatter did not parse.
 	FrontmatterErrors int `json:"frontmatterErrors"`
 	// Mirror is the graph database (the sidecar's LadybugDB mirror), null
@@ -49,7 +51,7 @@ type sidecarVectors struct {
 
 func sidecarStatusOf(snap *store.Snapshot) sidecarStatus {
 	m := snap.Manifest
-	st := sidecarStatus{State: "ready", Notes: m.Counts.Notes, Edges: m.Counts.Edges, LastSync: m.Created, EmbeddingModel: m.Embedder}
+	st := sidecarStatus{State: "ready", Notes: m.Counts.Notes, Edges: m.Counts.Edges, LastSync: &m.Created, EmbeddingModel: m.Embedder}
 	for _, w := range m.Warnings {
 		if w.Kind == format.WarnInvalidYAML || w.Kind == format.WarnYAMLAliasBomb {
 			st.FrontmatterErrors++
