@@ -591,11 +591,15 @@ func TestMCPOverHTTPProtocol(t *testing.T) {
 	if resp, body := post(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"vault_status","arguments":{}}}`, withSession...); resp.StatusCode != 200 || !strings.Contains(body, `"serving":true`) {
 		t.Errorf("vault_status: %d %s", resp.StatusCode, body)
 	}
-	// Sessions are checked: 400 without one, 404 for one that is unknown
-	// or ended.
+	// Without a session a request is served as by the Typed Graph
+	// sidecar's stateless transport (what needs a session is refused); a
+	// session that is sent is checked: 404 for one unknown or ended.
 	list := `{"jsonrpc":"2.0","id":5,"method":"tools/list"}`
-	if resp, body := post(list, auth...); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "Mcp-Session-Id") {
+	if resp, body := post(list, auth...); resp.StatusCode != http.StatusOK || !strings.Contains(body, "cypher_query") || resp.Header.Get("Mcp-Session-Id") != "" {
 		t.Errorf("no session: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := post(`{"jsonrpc":"2.0","id":6,"method":"resources/subscribe","params":{"uri":"vault://x.md"}}`, auth...); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "needs a session") {
+		t.Errorf("subscribe without a session: %d %s", resp.StatusCode, body)
 	}
 	if resp, body := post(list, append(auth, "Mcp-Session-Id", "mcp-session-00000000-0000-4000-8000-000000000000")...); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("a made-up session: %d %s", resp.StatusCode, body)

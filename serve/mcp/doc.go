@@ -112,8 +112,12 @@
 // JSON body, or, when a notification comes while the request is handled
 // (a swap's list_changed), a short event stream of it and the response
 // (fiber buffers responses, so answers are sent whole). initialize hands
-// out a session id (Mcp-Session-Id, 128 random bits) and every later
-// request must carry it: 400 without one, 404 for an id that is unknown,
+// out a session id (Mcp-Session-Id, 128 random bits) and later requests
+// carry it; a POST without one is served without a session, as the Typed
+// Graph sidecar's stateless transport serves every message (such a client
+// gets no notifications; resources/subscribe and logging/setLevel, which
+// need a session, are refused with 400, and so are GET and DELETE). An
+// id that is sent must be live: 404 for an id that is unknown,
 // ended with DELETE /mcp, idle past Options.SessionIdle, or evicted past
 // Options.MaxSessions (the least recently used goes); a restarted server
 // knows no sessions, so clients initialize again, as the transport

@@ -48,7 +48,7 @@ const maxBatch = 100
 func (s *Server) Mounts() []serve.Mount {
 	s.http = server.NewStreamableHTTPServer(s.mcp,
 		server.WithStreamableHTTPLogger(s.log),
-		server.WithSessionIdManager(s.sessions),
+		server.WithSessionIdManager(sessionless{s.sessions}),
 		server.WithSessionIdleTTL(s.opts.SessionIdle),
 		server.WithHeartbeatInterval(streamHeartbeat))
 	return []serve.Mount{
@@ -88,8 +88,13 @@ func modern(c *fiber.Ctx, m *rpcMessage) bool {
 }
 
 // post answers POST /mcp: a JSON-RPC message, or a batch of them where
-// the session's protocol version has batches. Every message but
-// initialize must name a live session.
+// the session's protocol version has batches. A message naming a session
+// must name a live one. A message without Mcp-Session-Id other than
+// initialize is served without a session, as the Typed Graph sidecar's
+// stateless POST /mcp serves every message: tools/call, tools/list,
+// resources/read and the like answer as in a session, but such a client
+// hears of no snapshot swap (it has no event stream), and what only a
+// session can hold (resources/subscribe, logging/setLevel) is refused.
 func (s *Server) post(c *fiber.Ctx) error {
 	body := bytes.TrimSpace(c.Body())
 	if len(body) > 0 && body[0] == '[' {
@@ -97,12 +102,43 @@ func (s *Server) post(c *fiber.Ctx) error {
 	}
 	var m rpcMessage
 	if json.Unmarshal(body, &m) == nil && !modern(c, &m) && m.Method != string(mcp.MethodInitialize) {
+		if c.Get(headerSession) == "" {
+			if sessionOnly[mcp.MCPMethod(m.Method)] {
+				rpcError(c, http.StatusBadRequest, m.ID, mcp.INVALID_REQUEST,
+					m.Method+" needs a session, which lasts beyond one request: send initialize, then this with the Mcp-Session-Id initialize answered with")
+				return nil
+			}
+			s.handle(c, c.Body(), false)
+			return nil
+		}
 		if _, ok := s.checkSession(c, m.ID); !ok {
 			return nil
 		}
 	}
 	s.handle(c, c.Body(), acceptsEventStream(c.Get(fiber.HeaderAccept)))
 	return nil
+}
+
+// sessionOnly are the methods that keep state for later requests, which a
+// message without a session has nowhere to keep.
+var sessionOnly = map[mcp.MCPMethod]bool{
+	mcp.MethodResourcesSubscribe:   true,
+	mcp.MethodResourcesUnsubscribe: true,
+	mcp.MethodSetLogLevel:          true,
+}
+
+// sessionless is the sessions as mcp-go's transport sees them: a message
+// without a session id (one post lets through: neither initialize nor of
+// a session) is served by a session of its own request, as mcp-go's
+// stateless mode serves every message. post, stream and end check the ids
+// that are sent.
+type sessionless struct{ *sessions }
+
+func (r sessionless) Validate(id string) (terminated bool, err error) {
+	if id == "" {
+		return false, nil
+	}
+	return r.sessions.Validate(id)
 }
 
 // checkSession answers a request without a session id with 400 and one
@@ -408,12 +444,12 @@ var (
 	postOperation = []byte(`{
   "operationId": "mcp",
   "summary": "Model Context Protocol over streamable HTTP (specification 2025-11-25): one JSON-RPC message per request, answered with a single JSON body; batches only for sessions of protocol version 2025-03-26",
-  "parameters": [{"name": "Mcp-Session-Id", "in": "header", "required": false, "schema": {"type": "string"}, "description": "The session id handed out on initialize; required on every other message"}],
+  "parameters": [{"name": "Mcp-Session-Id", "in": "header", "required": false, "schema": {"type": "string"}, "description": "The session id handed out on initialize. A message without one (but initialize) is served without a session, as by a stateless server: it gets no notifications, and resources/subscribe and logging/setLevel are refused"}],
   "requestBody": {"required": true, "content": {"application/json": {"schema": {"description": "A JSON-RPC 2.0 request, notification or response (or, for protocol version 2025-03-26, an array of them)", "oneOf": [{"type": "object"}, {"type": "array", "items": {"type": "object"}}]}}}},
   "responses": {
     "200": {"description": "The JSON-RPC response (an array for a batch); initialize's carries the Mcp-Session-Id header", "content": {"application/json": {"schema": {}}}},
     "202": {"description": "A notification or response was accepted"},
-    "400": {"description": "Not JSON-RPC, no Mcp-Session-Id, a batch the negotiated protocol version has no batches in, or an unsupported protocol version"},
+    "400": {"description": "Not JSON-RPC, a method that needs a session sent without Mcp-Session-Id, a batch without a session or of a protocol version without batches, or an unsupported protocol version"},
     "401": {"$ref": "#/components/responses/Error"},
     "404": {"description": "A session that is unknown or has ended: initialize a new one"},
     "413": {"$ref": "#/components/responses/Error"},

@@ -111,9 +111,9 @@ func rpcErr(t *testing.T, body string) (int, string) {
 	return e.Error.Code, e.Error.Message
 }
 
-// TestHTTPSessions: every message but initialize names a live session
-// (400 without one, 404 for one that is unknown or ended); DELETE ends
-// it.
+// TestHTTPSessions: a message that names a session names a live one (404
+// for one that is unknown or ended), what needs a session is refused
+// without one (400); DELETE ends it.
 func TestHTTPSessions(t *testing.T) {
 	st := openStore(t, demoData(t))
 	h := startHTTP(t, newServer(t, st, Options{}), serve.Options{BodyLimit: 64 << 10})
@@ -123,9 +123,9 @@ func TestHTTPSessions(t *testing.T) {
 		t.Errorf("a wrong token: %d", resp.StatusCode)
 	}
 	sid := h.session(t, "2025-11-25")
-	resp, body := h.send(t, "POST", list)
-	if code, msg := rpcErr(t, body); resp.StatusCode != http.StatusBadRequest || code != -32600 || !strings.Contains(msg, "Mcp-Session-Id") {
-		t.Errorf("without a session: %d %s", resp.StatusCode, body)
+	resp, body := h.send(t, "POST", `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"vault://People%2FAlice.md"}}`)
+	if code, msg := rpcErr(t, body); resp.StatusCode != http.StatusBadRequest || code != -32600 || !strings.Contains(msg, "initialize") {
+		t.Errorf("subscribe without a session: %d %s", resp.StatusCode, body)
 	}
 	resp, body = h.send(t, "POST", list, "Mcp-Session-Id", "0123456789abcdef0123456789abcdef")
 	if code, msg := rpcErr(t, body); resp.StatusCode != http.StatusNotFound || code != -32001 || !strings.Contains(msg, "initialize") {
@@ -176,6 +176,58 @@ func TestHTTPSessions(t *testing.T) {
 		`vaultgraph_mcp_tool_call_duration_seconds_count{tool="vault_status"} 1`,
 		`vaultgraph_mcp_sessions 0`,
 	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("metrics lack %q:\n%s", want, grep(metrics, "mcp"))
+		}
+	}
+}
+
+// TestHTTPWithoutSession: a client written for the Typed Graph sidecar,
+// whose POST /mcp is stateless, sends tools/call without initialize or
+// Mcp-Session-Id; it is answered as in a session, with plain JSON, no
+// session is handed out or left behind, and what needs a session says so.
+func TestHTTPWithoutSession(t *testing.T) {
+	st := openStore(t, demoData(t))
+	h := startHTTP(t, newServer(t, st, Options{}), serve.Options{})
+
+	// The review's request (review4 F12), as curl sends it.
+	resp, body := h.send(t, "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"cypher_query","arguments":{"query":"MATCH (n) RETURN count(n)"}}}`)
+	var call struct {
+		ID     int `json:"id"`
+		Result struct {
+			IsError           bool           `json:"isError"`
+			StructuredContent map[string]any `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if resp.StatusCode != http.StatusOK || !isJSON(resp.Header.Get("Content-Type")) || json.Unmarshal([]byte(body), &call) != nil ||
+		call.ID != 1 || call.Result.IsError || call.Result.StructuredContent["rows"] == nil {
+		t.Fatalf("tools/call without a session: %d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
+		t.Errorf("a session-less call was handed session %q", sid)
+	}
+	for _, tc := range []struct{ body, want string }{
+		{`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, `"name":"cypher_query"`},
+		{`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"vault_status","arguments":{}}}`, `"snapshot":"` + st.Current() + `"`},
+		{`{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"vault://People%2FAlice.md"}}`, `"uri":"vault://People%2FAlice.md"`},
+		{`{"jsonrpc":"2.0","id":5,"method":"ping"}`, `"result":{}`},
+	} {
+		if resp, body := h.send(t, "POST", tc.body, "Accept", "application/json"); resp.StatusCode != http.StatusOK || !strings.Contains(body, tc.want) {
+			t.Errorf("%s without a session: %d %s", tc.body, resp.StatusCode, body)
+		}
+	}
+	resp, body = h.send(t, "POST", `{"jsonrpc":"2.0","id":6,"method":"logging/setLevel","params":{"level":"info"}}`)
+	if code, msg := rpcErr(t, body); resp.StatusCode != http.StatusBadRequest || code != -32600 || !strings.Contains(msg, "needs a session") {
+		t.Errorf("logging/setLevel without a session: %d %s", resp.StatusCode, body)
+	}
+	// A session still works beside them, and none was left behind.
+	sid := h.session(t, "2025-11-25")
+	if resp, body := h.send(t, "POST", `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, "Mcp-Session-Id", sid); resp.StatusCode != http.StatusOK ||
+		!strings.Contains(body, "cypher_query") {
+		t.Errorf("tools/list in a session: %d %s", resp.StatusCode, body)
+	}
+	metrics := h.get(t, h.metrics)
+	for _, want := range []string{`vaultgraph_mcp_sessions 1`, `vaultgraph_mcp_tool_calls_total{outcome="ok",tool="cypher_query"} 1`} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("metrics lack %q:\n%s", want, grep(metrics, "mcp"))
 		}
