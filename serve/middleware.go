@@ -22,6 +22,8 @@ const (
 	headerRequestID = "X-Request-Id"
 	localRequestID  = "request_id"
 	localSnapshot   = "snapshot"
+	// localNoVault marks a request for a vault the server does not serve.
+	localNoVault    = "no_vault"
 	localAuthorized = "authorized"
 	localVault      = "vault"
 )
@@ -50,7 +52,7 @@ func (s *Server) observe(c *fiber.Ctx) error {
 	snap, _ := c.Locals(localSnapshot).(string)
 	if ok, _ := c.Locals(localAuthorized).(bool); !ok {
 		snap = ""
-	} else if snap == "" {
+	} else if none, _ := c.Locals(localNoVault).(bool); snap == "" && !none {
 		snap = s.vault(c).Store.Current()
 	}
 	if err != nil {

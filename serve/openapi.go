@@ -31,16 +31,28 @@ func openAPIPath(route string) string {
 	})
 }
 
-// openAPIDocument returns the document with the server's version and the
-// operations of the mounts added; a mount that takes a JSON body is
-// documented with the 415 that requireJSON answers.
-func openAPIDocument(version string, mounts []Mount) ([]byte, error) {
+// openAPIDocument returns the document with the server's version, the
+// vaults it serves as the values of the /v/{vault} server's variable (the
+// default vault its default, so that a generated client that keeps the
+// default asks a vault that exists), and the operations of the mounts
+// added; a mount that takes a JSON body is documented with the 415 that
+// requireJSON answers.
+func openAPIDocument(version string, vaults []string, mounts []Mount) ([]byte, error) {
 	var doc map[string]any
 	if err := json.Unmarshal(openAPISpec, &doc); err != nil {
 		return nil, fmt.Errorf("openapi.json: %w", err)
 	}
 	if info, ok := doc["info"].(map[string]any); ok {
 		info["version"] = version
+	}
+	if servers, _ := doc["servers"].([]any); len(vaults) > 0 {
+		for _, sv := range servers {
+			vars, _ := sv.(map[string]any)["variables"].(map[string]any)
+			if v, ok := vars["vault"].(map[string]any); ok {
+				v["default"] = vaults[0]
+				v["enum"] = vaults
+			}
+		}
 	}
 	paths, _ := doc["paths"].(map[string]any)
 	for _, m := range mounts {

@@ -92,7 +92,13 @@ func NewVaults(vs *store.Vaults, opts Options) (*Server, error) {
 			s.vaultHeavy[v.Name] = newLimiter(per, opts.HeavyWait, s.metrics)
 		}
 	}
-	doc, err := openAPIDocument(opts.Version, opts.Mounts)
+	names := []string{vs.Default().Name}
+	for _, n := range vs.Names() {
+		if n != names[0] {
+			names = append(names, n)
+		}
+	}
+	doc, err := openAPIDocument(opts.Version, names, opts.Mounts)
 	if err != nil {
 		return nil, err
 	}
@@ -207,6 +213,8 @@ func (s *Server) inVaultRoute(h fiber.Handler) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		v, err := s.vaults.Lookup(c.Params("vault"))
 		if err != nil {
+			// No vault answered, so the 404 names no snapshot.
+			c.Locals(localNoVault, true)
 			return newError(http.StatusNotFound, KindNotFound, "%s; /v/NAME/... asks the vault NAME, the routes without it the default vault (%s)", err, s.vaults.Default().Name)
 		}
 		c.Locals(localVault, v)

@@ -106,6 +106,24 @@ func TestServeSeveralVaults(t *testing.T) {
 	if code, body := restGet(t, base+"/v/nope/status"); code != 404 || !strings.Contains(string(body), "work, home, later") {
 		t.Errorf("GET /v/nope/status: %d %s, want 404 naming the vaults", code, body)
 	}
+	// No vault answered, so no snapshot is named (review4 F9).
+	if code, body := restDo(t, http.MethodPost, base+"/v/nope/query", `{"query": "MATCH (n) RETURN 1"}`); code != 404 || !strings.Contains(string(body), `"snapshot":null`) {
+		t.Errorf("POST /v/nope/query: %d %s, want 404 with snapshot null", code, body)
+	}
+	// The OpenAPI document's /v/{vault} server lists the vaults served,
+	// the default vault its default.
+	var doc struct {
+		Servers []struct {
+			Variables map[string]struct {
+				Default string   `json:"default"`
+				Enum    []string `json:"enum"`
+			} `json:"variables"`
+		} `json:"servers"`
+	}
+	if code, body := restGet(t, base+"/openapi.json"); code != 200 || json.Unmarshal(body, &doc) != nil || len(doc.Servers) != 2 ||
+		doc.Servers[1].Variables["vault"].Default != "work" || strings.Join(doc.Servers[1].Variables["vault"].Enum, ",") != "work,home,later" {
+		t.Errorf("GET /openapi.json servers: %d %+v", code, doc.Servers)
+	}
 	if code, body := restGet(t, base+"/metrics"); code != 200 || !strings.Contains(string(body), `vaultgraph_snapshot_info{snapshot="`+*status.Vaults[1].Snapshot+`",vault="home"} 1`) ||
 		!strings.Contains(string(body), `route="/status",status="200",vault="home"`) {
 		t.Errorf("metrics are not labelled by vault:\n%s", body)
