@@ -88,6 +88,10 @@ func noteKey(raw string) (string, *apiError) {
 		return "", badRequest("the note path is longer than %d bytes", maxNoteKey)
 	case !utf8.ValidString(key):
 		return "", badRequest("the note path is not valid UTF-8")
+	case strings.IndexByte(key, 0) >= 0:
+		// Other control characters can be in a file name, so in a note's
+		// path (a tab, say); a NUL never is.
+		return "", badRequest("the note path holds a NUL byte, which no file name has")
 	case strings.HasPrefix(key, "/") || strings.HasPrefix(key, `\`) || (len(key) >= 2 && key[1] == ':'):
 		return "", badRequest("the note path must be relative to the vault, not absolute")
 	}
