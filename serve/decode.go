@@ -104,6 +104,9 @@ func decodeBody(c *fiber.Ctx, v any) (bodyFields, error) {
 
 // decodeJSON is decodeBody after the body is read.
 func decodeJSON(body []byte, v any) (bodyFields, error) {
+	// A byte-order mark, as Windows tools write UTF-8 files (PowerShell
+	// 5's Out-File), is not JSON; RFC 8259 lets a reader ignore it.
+	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, badRequest("the request body is empty; send a JSON object")
 	}

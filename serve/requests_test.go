@@ -367,6 +367,10 @@ func TestContentType(t *testing.T) {
 	if r := ts.send(request{method: "POST", path: "/query", body: body, header: map[string]string{"Content-Type": "text/plain", "Sec-Fetch-Site": "none", "Sec-Fetch-Mode": "cors"}}); r.status != 200 {
 		t.Errorf("a program's request with Sec-Fetch-Mode (undici) = %d %s", r.status, r.body)
 	}
+	// A body saved by a Windows tool starts with a byte-order mark.
+	if r := ts.send(request{method: "POST", path: "/query", body: "\ufeff" + body, header: map[string]string{"Content-Type": "application/json"}}); r.status != 200 {
+		t.Errorf("a body with a byte-order mark = %d %s", r.status, r.body)
+	}
 	if r := ts.post("/rpc", `{}`); r.status != 200 || string(r.body) != "rpc" {
 		t.Errorf("a JSON mount with JSON = %d %s", r.status, r.body)
 	}
