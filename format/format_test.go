@@ -256,3 +256,20 @@ func TestManifestIsCompactAndIndentedStillChecks(t *testing.T) {
 		t.Fatal("an edited indented manifest checks")
 	}
 }
+
+func TestSkipped(t *testing.T) {
+	ws := []Warning{
+		{File: "a.md", Kind: WarnInvalidYAML, Message: "bad yaml"},
+		{File: "b.md", Kind: WarnTooLarge, Message: "over the limit"},
+		{File: "a.md", Kind: WarnBinary, Message: "NUL bytes"},
+	}
+	if w, ok := Skipped(ws, "a.md"); !ok || w.Kind != WarnBinary {
+		t.Errorf("Skipped(a.md) = %+v, %v; want the binary warning, not the YAML one", w, ok)
+	}
+	if w, ok := Skipped(ws, "b.md"); !ok || w.Kind != WarnTooLarge {
+		t.Errorf("Skipped(b.md) = %+v, %v", w, ok)
+	}
+	if _, ok := Skipped(ws, "c.md"); ok {
+		t.Error("Skipped(c.md): no warning names it")
+	}
+}

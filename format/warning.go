@@ -28,3 +28,22 @@ type Warning struct {
 	Kind    string `json:"kind"`
 	Message string `json:"message"`
 }
+
+// skipKinds are the warnings of a file that was not indexed at all.
+var skipKinds = []string{WarnTooLarge, WarnBinary, WarnSymlinkLoop, WarnSymlinkOutside, WarnUnreadable, WarnInvalidName}
+
+// Skipped returns the warning that kept the file at path out of the
+// snapshot (too large, binary, unreadable, a symlink skipped), so that a
+// reader asking for that note can say why it is missing.
+func Skipped(warnings []Warning, path string) (Warning, bool) {
+	for _, w := range warnings {
+		if w.File == path {
+			for _, k := range skipKinds {
+				if w.Kind == k {
+					return w, true
+				}
+			}
+		}
+	}
+	return Warning{}, false
+}

@@ -51,6 +51,9 @@ func (s *Server) note(c *fiber.Ctx, snap *store.Snapshot) error {
 		return aerr
 	}
 	n, ok := snap.Notes.Lookup(key)
+	if w, skipped := format.Skipped(snap.Manifest.Warnings, key); !ok && skipped {
+		return newError(http.StatusNotFound, KindNotFound, "no note %q in snapshot %s: the file was skipped (%s: %s)", key, snap.ID, w.Kind, w.Message)
+	}
 	if !ok {
 		return newError(http.StatusNotFound, KindNotFound, "no note %q in snapshot %s (paths are vault-relative, e.g. Projects/Search.md)", key, snap.ID)
 	}

@@ -57,12 +57,16 @@ func TestNoteMatchesCypherNode(t *testing.T) {
 	}
 }
 
-// TestNoteNamedWithAControlCharacter: a note whose file name holds a tab
-// is indexed, so GET /notes serves it (the path is a lookup key, never
-// opened), percent-encoded as any other.
-func TestNoteNamedWithAControlCharacter(t *testing.T) {
+// TestNotesOfOddFiles: a note whose file name holds a tab is indexed, so
+// GET /notes serves it (the path is a lookup key, never opened),
+// percent-encoded as any other; a file the indexer skipped is a 404 that
+// says why.
+func TestNotesOfOddFiles(t *testing.T) {
 	vault := copyDemoVault(t)
 	if err := os.WriteFile(filepath.Join(vault, "tab\there.md"), []byte("# Tab\n\nA note with a tab in its name.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(vault, "Binary.md"), []byte("# Binary\n\x00\x01"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	data := t.TempDir()
@@ -75,5 +79,8 @@ func TestNoteNamedWithAControlCharacter(t *testing.T) {
 	}
 	if r := ts.get("/notes/tab%0Athere.md"); r.status != 404 {
 		t.Errorf("GET a missing note with a newline = %d %.300s", r.status, r.body)
+	}
+	if r := ts.get("/notes/Binary.md"); r.status != 404 || !strings.Contains(r.errorMessage(), "the file was skipped (binary: holds NUL bytes") {
+		t.Errorf("GET a skipped file = %d %.300s", r.status, r.body)
 	}
 }

@@ -184,6 +184,9 @@ func findNote(snap *store.Snapshot, name string) (*format.Note, error) {
 	}
 	i, err := snap.Links.Resolve(name)
 	if err != nil {
+		if w, ok := format.Skipped(snap.Manifest.Warnings, name); ok {
+			return nil, agentErrorf("no note %q in snapshot %s: the file was skipped (%s: %s)", name, snap.ID, w.Kind, w.Message)
+		}
 		return nil, err
 	}
 	id := snap.Links.Note(i).ID
