@@ -51,7 +51,7 @@ type retrieveEdge struct {
 
 func (s *Server) retrieveTool() *tool {
 	def := mcp.NewTool(toolRetrieve,
-		mcp.WithDescription(`Answer a question in words with GraphRAG: passages found by meaning and words, plus the typed edges around them (who leads, depends on, funds ...) and the notes involved; cite passages by path and line. Use it first for natural-language questions. Passages and edges page together (next.cursor).`),
+		mcp.WithDescription(`Answer a question in words with GraphRAG: passages found by meaning and words, plus the typed edges around them (who leads, depends on, funds ...) and the notes involved; cite passages by path and line. Use it first for natural-language questions. Passages and edges page together (next.cursor); each page lists the notes it names first.`),
 		readOnly("GraphRAG retrieval"),
 		mcp.WithString("question", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(4096), mcp.Description("The question, in words.")),
 		mcp.WithInteger("k", mcp.Min(1), mcp.Max(min(retrieve.MaxK, s.opts.MaxK)), mcp.DefaultNumber(retrieve.DefaultK),
@@ -116,29 +116,62 @@ func (s *Server) runRetrieve(ctx context.Context, snap *store.Snapshot, req mcp.
 		return cut
 	}
 	// Passages and edges page together, taken in turn (a passage, an
-	// edge, ...) so that every page has both; the notes come with the
-	// first page.
+	// edge, ...) so that every page has both, then the notes that no
+	// passage or edge names. Each note comes once, on the page of the
+	// first passage or edge that names it, so that a page is not the
+	// whole notes list and one passage.
 	chunks, edges, notes := out.Chunks, out.Edges, out.Notes
-	type item struct{ chunk, edge int }
+	type item struct{ chunk, edge, note int }
 	var items []item
 	for i := 0; i < max(len(chunks), len(edges)); i++ {
 		if i < len(chunks) {
-			items = append(items, item{i, -1})
+			items = append(items, item{i, -1, -1})
 		}
 		if i < len(edges) {
-			items = append(items, item{-1, i})
+			items = append(items, item{-1, i, -1})
 		}
 	}
-	pg := &page{n: len(items), noun: "passages and edges", show: func(from, to int) {
-		out.Chunks, out.Edges, out.Notes = []retrieve.Chunk{}, []retrieveEdge{}, notes
-		if from > 0 {
-			out.Notes = []retrieve.Note{}
+	// first is the item a note comes with: the first passage or edge
+	// that names it, or an item of its own.
+	first := make([]int, len(notes))
+	note := make(map[string]int, len(notes))
+	for i, n := range notes {
+		note[n.Path], first[i] = i, -1
+	}
+	names := func(i int, path string) {
+		if j, ok := note[path]; ok && first[j] < 0 {
+			first[j] = i
 		}
+	}
+	for i, it := range items {
+		if it.chunk >= 0 {
+			names(i, chunks[it.chunk].Path)
+		} else {
+			names(i, edges[it.edge].Source)
+			names(i, edges[it.edge].Target)
+		}
+	}
+	noun := "passages and edges"
+	for j := range notes {
+		if first[j] < 0 {
+			first[j] = len(items)
+			items = append(items, item{-1, -1, j})
+			noun = "passages, edges and notes"
+		}
+	}
+	pg := &page{n: len(items), noun: noun, show: func(from, to int) {
+		out.Chunks, out.Edges, out.Notes = []retrieve.Chunk{}, []retrieveEdge{}, []retrieve.Note{}
 		for _, it := range items[from:to] {
-			if it.chunk >= 0 {
+			switch {
+			case it.chunk >= 0:
 				out.Chunks = append(out.Chunks, chunks[it.chunk])
-			} else {
+			case it.edge >= 0:
 				out.Edges = append(out.Edges, edges[it.edge])
+			}
+		}
+		for j, n := range notes {
+			if first[j] >= from && first[j] < to {
+				out.Notes = append(out.Notes, n)
 			}
 		}
 	}}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vaultgraph/vaultgraph/snapshot/retrieve"
 )
 
 func TestToolsListedWithSchemasAndAnnotations(t *testing.T) {
@@ -491,5 +493,65 @@ func allPages(t *testing.T, c *client.Client, name string, args map[string]any, 
 		}
 		args = maps.Clone(args)
 		args["cursor"] = cursor
+	}
+}
+
+// TestRetrievePagesListEachNoteOnce: graphrag_retrieve with the largest
+// arguments the Typed Graph sidecar allows pages within a small budget
+// instead of failing, and each page lists only the notes its passages and
+// edges name first (then the notes none names), each note once, so that a
+// page is not the notes list and one passage (review4 F23, F24).
+func TestRetrievePagesListEachNoteOnce(t *testing.T) {
+	const budget = 6000
+	st := openStore(t, demoData(t))
+	args := map[string]any{"question": "What does the Search project depend on, and who works on it?",
+		"k": 50, "depth": 3, "neighbor_cap": 50, "chunk_cap": 100}
+	var whole struct {
+		retrieveOutput
+		Next *nextPage `json:"next"`
+	}
+	wide, _ := connect(t, newServer(t, st, Options{MaxResultBytes: 1 << 20}))
+	callOK(t, wide, toolRetrieve, args, &whole)
+	if len(whole.Notes) < 5 || len(whole.Chunks) < 5 || whole.Next != nil {
+		t.Fatalf("the whole answer: %d notes, %d chunks, next %v", len(whole.Notes), len(whole.Chunks), whole.Next)
+	}
+	c, _ := connect(t, newServer(t, st, Options{MaxResultBytes: budget}))
+	pages := allPages(t, c, toolRetrieve, args, budget)
+	var got retrieveOutput
+	listed := map[string]int{}
+	most := 0
+	for i, p := range pages {
+		var part retrieveOutput
+		b, _ := json.Marshal(p)
+		json.Unmarshal(b, &part)
+		most = max(most, len(part.Chunks))
+		for _, n := range part.Notes {
+			if _, ok := listed[n.Path]; ok {
+				t.Errorf("page %d lists %s again", i, n.Path)
+			}
+			listed[n.Path] = i
+		}
+		named := func(path string) {
+			if j, ok := listed[path]; !ok || j > i {
+				t.Errorf("page %d names %s, which no page up to it lists", i, path)
+			}
+		}
+		for _, ch := range part.Chunks {
+			named(ch.Path)
+		}
+		for _, e := range part.Edges {
+			named(e.Source)
+			named(e.Target)
+		}
+		got.Chunks, got.Edges, got.Notes = append(got.Chunks, part.Chunks...), append(got.Edges, part.Edges...), append(got.Notes, part.Notes...)
+	}
+	sortNotes := func(ns []retrieve.Note) {
+		slices.SortFunc(ns, func(a, b retrieve.Note) int { return strings.Compare(a.Path, b.Path) })
+	}
+	sortNotes(got.Notes)
+	sortNotes(whole.Notes)
+	if len(pages) < 2 || most < 2 || !reflect.DeepEqual(got.Chunks, whole.Chunks) || !reflect.DeepEqual(got.Edges, whole.Edges) || !reflect.DeepEqual(got.Notes, whole.Notes) {
+		t.Errorf("%d pages, at most %d passages a page: %d passages, %d edges, %d notes; want %d, %d, %d",
+			len(pages), most, len(got.Chunks), len(got.Edges), len(got.Notes), len(whole.Chunks), len(whole.Edges), len(whole.Notes))
 	}
 }
