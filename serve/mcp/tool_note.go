@@ -70,6 +70,22 @@ type noteOutput struct {
 	Notice string `json:"notice"`
 }
 
+// notePart is read_note's structured content for a part of the text after
+// the first (offset > 0): the metadata came with the first part, so this
+// says only which note and which bytes (the members of noteOutput's of
+// the same names).
+type notePart struct {
+	Snapshot         string `json:"snapshot"`
+	Path             string `json:"path"`
+	ContentOffset    int    `json:"content_offset"`
+	ContentEnd       int    `json:"content_end"`
+	ContentBytes     int    `json:"content_bytes"`
+	ContentTruncated bool   `json:"content_truncated"`
+	NextOffset       int    `json:"next_offset,omitempty"`
+	Hint             string `json:"hint,omitempty"`
+	Notice           string `json:"notice"`
+}
+
 type noteHeading struct {
 	Heading string `json:"heading"`
 	Line    int    `json:"line"`
@@ -88,7 +104,7 @@ type noteEdge struct {
 
 func (s *Server) readNoteTool() *tool {
 	def := mcp.NewTool(toolReadNote,
-		mcp.WithDescription(`Read a note by path, title or alias: metadata, properties, headings and links as JSON, then its markdown text once, as a second content block, paged by bytes (offset; the hint says where the rest starts). Use it to read and cite a note you found with another tool.`),
+		mcp.WithDescription(`Read a note by path, title or alias: metadata, properties, headings and links as JSON, then its markdown text once, as a second content block, paged by bytes (offset; the hint says where the rest starts; parts after the first hold only path, offsets and text). Use it to read and cite a note you found with another tool.`),
 		readOnly("Read a note"),
 		mcp.WithString("path", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(4096), mcp.Description(noteName)),
 		mcp.WithInteger("offset", mcp.Min(0), mcp.DefaultNumber(0),
@@ -113,11 +129,27 @@ func (s *Server) runReadNote(ctx context.Context, snap *store.Snapshot, req mcp.
 	if limit <= 0 {
 		limit = maxNoteBytes
 	}
-	out := noteOutputOf(snap, n, s.resourceVault(s.callVault(ctx).Name))
 	if args.Offset > len(n.Content) {
 		return nil, agentErrorf("offset %d is past the end of %s, which has %d bytes", args.Offset, n.ID, len(n.Content))
 	}
 	start := runeStart(n.Content, args.Offset)
+	// part says which bytes the answer holds: out's, or only that after
+	// the first part.
+	part := &notePart{Snapshot: snap.ID, Path: n.ID, ContentOffset: start, ContentEnd: start, ContentBytes: len(n.Content),
+		Notice: serve.VaultTextNotice}
+	fit := func(room int) string {
+		end := textEnd(n.Content, start, min(limit, maxNoteBytes), room)
+		part.ContentEnd, part.ContentTruncated, part.NextOffset, part.Hint = end, false, 0, ""
+		if end < len(n.Content) {
+			part.ContentTruncated, part.NextOffset = true, end
+			part.Hint = fmt.Sprintf("bytes %d-%d of %d shown; for the rest call read_note again with offset %d", start, end, len(n.Content), end)
+		}
+		return n.Content[start:end]
+	}
+	if args.Offset > 0 {
+		return &answer{out: part, body: fit}, nil
+	}
+	out := noteOutputOf(snap, n, s.resourceVault(s.callVault(ctx).Name))
 	out.ContentOffset, out.ContentEnd, out.ContentBytes = start, start, len(n.Content)
 	shrink := func(frac float64) bool {
 		cut := cutList(&out.Outgoing, frac, 0)
@@ -132,16 +164,12 @@ func (s *Server) runReadNote(ctx context.Context, snap *store.Snapshot, req mcp.
 		}
 		return cut
 	}
-	fit := func(room int) string {
-		end := textEnd(n.Content, start, min(limit, maxNoteBytes), room)
-		out.ContentEnd, out.ContentTruncated, out.NextOffset, out.Hint = end, false, 0, ""
-		if end < len(n.Content) {
-			out.ContentTruncated, out.NextOffset = true, end
-			out.Hint = fmt.Sprintf("bytes %d-%d of %d shown; for the rest call read_note again with offset %d", start, end, len(n.Content), end)
-		}
-		return n.Content[start:end]
+	first := func(room int) string {
+		text := fit(room)
+		out.ContentEnd, out.ContentTruncated, out.NextOffset, out.Hint = part.ContentEnd, part.ContentTruncated, part.NextOffset, part.Hint
+		return text
 	}
-	return &answer{out: out, shrink: shrink, body: fit}, nil
+	return &answer{out: out, shrink: shrink, body: first}, nil
 }
 
 // textEnd is where a page of text that starts at start ends: after at

@@ -555,3 +555,46 @@ func TestRetrievePagesListEachNoteOnce(t *testing.T) {
 			len(pages), most, len(got.Chunks), len(got.Edges), len(got.Notes), len(whole.Chunks), len(whole.Edges), len(whole.Notes))
 	}
 }
+
+// TestReadNotePartsAfterTheFirstHoldOnlyTheText: read_note's parts after
+// the first (offset > 0) do not repeat the note's metadata, which the
+// first part gave: they hold the path, the offsets and the text, so more
+// of the text fits a part (review4 F17).
+func TestReadNotePartsAfterTheFirstHoldOnlyTheText(t *testing.T) {
+	const budget = 6000
+	c, _ := connect(t, newServer(t, openStore(t, demoData(t)), Options{MaxResultBytes: budget}))
+	part := func(offset int) (map[string]any, string) {
+		t.Helper()
+		res := call(t, c, toolReadNote, map[string]any{"path": "Projects/Search.md", "offset": offset})
+		if b, _ := json.Marshal(res); res.IsError || len(res.Content) != 2 || len(b) > budget {
+			t.Fatalf("offset %d: error %v, %d blocks, %d bytes: %s", offset, res.IsError, len(res.Content), len(b), resultText(res))
+		}
+		var out map[string]any
+		b, _ := json.Marshal(res.StructuredContent)
+		json.Unmarshal(b, &out)
+		return out, res.Content[1].(mcp.TextContent).Text
+	}
+	first, text1 := part(0)
+	if _, ok := first["headings"]; !ok || first["content_truncated"] != true {
+		t.Fatalf("first part: %v", first)
+	}
+	next := int(first["next_offset"].(float64))
+	second, text2 := part(next)
+	var keys []string
+	for k := range second {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	want := []string{"content_bytes", "content_end", "content_offset", "content_truncated", "notice", "path", "snapshot"}
+	if second["content_truncated"] == true {
+		want = []string{"content_bytes", "content_end", "content_offset", "content_truncated", "hint", "next_offset", "notice", "path", "snapshot"}
+	}
+	if !slices.Equal(keys, want) || second["path"] != "Projects/Search.md" || int(second["content_offset"].(float64)) != next ||
+		int(second["content_end"].(float64)) != next+len(text2) {
+		t.Errorf("second part: %v", second)
+	}
+	// The room the metadata took holds text now.
+	if len(text2) <= len(text1) && second["content_truncated"] == true {
+		t.Errorf("the second part holds %d bytes of text, the first %d", len(text2), len(text1))
+	}
+}
