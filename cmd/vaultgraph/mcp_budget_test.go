@@ -39,6 +39,11 @@ func TestMCPContextBudget(t *testing.T) {
 		call("vector_search", map[string]any{"query": "sync notes between devices"}),
 		call("vector_search", map[string]any{"query": "sync notes between devices", "target": "chunks"}),
 		call("graphrag_retrieve", map[string]any{"question": "How do I sync my notes between devices?"}),
+		// The largest arguments the Typed Graph sidecar allows page
+		// (review4 F23); a part of a note after the first is its text
+		// (F17).
+		call("graphrag_retrieve", map[string]any{"question": "How do I sync my notes between devices?", "k": 50, "depth": 3, "neighbor_cap": 50, "chunk_cap": 100}),
+		call("read_note", map[string]any{"path": large, "offset": 5000}),
 	}
 	o := mcpRun(t, stdioTransport(data), plan...)
 
