@@ -300,7 +300,10 @@ func checkDemoOverMCP(t *testing.T, tr mcpTransport) {
 	for _, n := range rr.Notes {
 		surfaced[n.Path] = true
 	}
-	for _, want := range []string{"Projects/Search.md", "Projects/Ranking.md", "Projects/Crawler.md", "People/Alice.md", "People/Bob.md"} {
+	// The first page lists the notes its passages and edges name; the
+	// people who work on Search come on later pages (serve/mcp's
+	// TestToolsAnswerFromTheDemoVault follows every page).
+	for _, want := range []string{"Projects/Search.md", "Projects/Ranking.md", "Projects/Crawler.md"} {
 		if !surfaced[want] {
 			t.Errorf("graphrag_retrieve did not surface %s", want)
 		}
