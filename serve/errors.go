@@ -95,15 +95,16 @@ func fromCypher(err error) (*apiError, bool) {
 }
 
 // fromFiber converts the errors fiber and fasthttp raise before a handler
-// runs (unknown route, wrong method, body too large, read timeout).
-func fromFiber(fe *fiber.Error) *apiError {
+// runs (unknown route, wrong method, body too large, read timeout);
+// bodyLimit is the server's limit on request bodies.
+func fromFiber(fe *fiber.Error, bodyLimit int) *apiError {
 	switch fe.Code {
 	case fiber.StatusNotFound:
 		return newError(fe.Code, KindNotFound, "no such route; GET /openapi.json lists them")
 	case fiber.StatusMethodNotAllowed:
 		return newError(fe.Code, KindMethod, "method not allowed on this route; GET /openapi.json lists the methods")
 	case fiber.StatusRequestEntityTooLarge:
-		return newError(fe.Code, KindTooLarge, "request body too large")
+		return newError(fe.Code, KindTooLarge, "request body too large: over this server's limit of %d bytes (vaultgraph serve --body-limit raises it)", bodyLimit)
 	case fiber.StatusRequestHeaderFieldsTooLarge:
 		return newError(fe.Code, KindTooLarge, "request headers too large")
 	case fiber.StatusRequestTimeout:

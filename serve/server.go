@@ -273,7 +273,7 @@ func (s *Server) errorFor(c *fiber.Ctx, err error) *apiError {
 	}
 	var fe *fiber.Error
 	if errors.As(err, &fe) {
-		return fromFiber(fe)
+		return fromFiber(fe, s.opts.BodyLimit)
 	}
 	rid, _ := c.Locals(localRequestID).(string)
 	s.log.Error("request failed", "request_id", rid, "route", s.routeLabel(c), "err", err)

@@ -386,6 +386,9 @@ func TestErrors(t *testing.T) {
 			if e.Error.Message == "" || e.Snapshot != res.ID || r.header.Get("X-Snapshot-Id") != res.ID {
 				t.Errorf("error body %s, header %q", r.body, r.header.Get("X-Snapshot-Id"))
 			}
+			if tc.status == 413 && !strings.Contains(e.Error.Message, "limit of 4096 bytes") {
+				t.Errorf("a 413 does not give the limit: %s", e.Error.Message)
+			}
 			if tc.line != 0 && (e.Error.Line != tc.line || e.Error.Column != tc.col) {
 				t.Errorf("position %d:%d, want %d:%d (%s)", e.Error.Line, e.Error.Column, tc.line, tc.col, e.Error.Message)
 			}
