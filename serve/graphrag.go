@@ -87,8 +87,8 @@ func (s *Server) retrieval(c *fiber.Ctx, r *retrieve.Retriever, embedder embed.E
 	if maxK := min(retrieve.MaxK, s.opts.MaxK); body.has("k") && (req.K < 1 || req.K > maxK) {
 		return badRequest("k must be between 1 and %d, not %d; leave it out for %d", maxK, req.K, retrieve.DefaultK)
 	}
-	if req.Depth != nil && *req.Depth < 0 {
-		return badRequest("depth must be at least 0 (0 returns the seeds only), not %d", *req.Depth)
+	if req.Depth != nil && (*req.Depth < 0 || *req.Depth > retrieve.MaxDepth) {
+		return badRequest("depth must be between 0 (the seeds only) and %d, not %d", retrieve.MaxDepth, *req.Depth)
 	}
 	if err := body.atLeast("chunk_cap", req.MaxChunks, 1); err != nil {
 		return err

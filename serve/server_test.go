@@ -359,6 +359,7 @@ func TestErrors(t *testing.T) {
 		{"cypher missing parameter", request{method: "POST", path: "/query", body: `{"query": "MATCH (n) WHERE n.title = $t RETURN n"}`}, 400, "parameter", 0, 0, false},
 		{"search target", request{method: "POST", path: "/search", body: `{"query": "x", "target": "pages"}`}, 400, "bad_request", 0, 0, false},
 		{"search k", request{method: "POST", path: "/search", body: `{"query": "x", "k": 100000}`}, 400, "bad_request", 0, 0, false},
+		{"retrieve depth", request{method: "POST", path: "/retrieve", body: `{"question": "x", "depth": 10}`}, 400, "bad_request", 0, 0, false},
 		{"search hits param", request{method: "POST", path: "/search", body: `{"query": "x", "then": "RETURN $hits", "params": {"hits": 1}}`}, 400, "bad_request", 0, 0, false},
 		{"oversized body", request{method: "POST", path: "/query", body: `{"query": "` + strings.Repeat("x", 5000) + `"}`}, 413, "too_large", 0, 0, false},
 		{"compressed body", request{method: "POST", path: "/query", body: gz(`{"query": "MATCH (n) RETURN n"}`), header: map[string]string{"Content-Encoding": "gzip"}}, 415, "unsupported_media_type", 0, 0, false},

@@ -226,6 +226,16 @@ func atLeast[T int | int64](name string, min T) func(*cli.Context, T) error {
 	}
 }
 
+// between is the Action of an integer option from min to max.
+func between(name string, min, max int) func(*cli.Context, int) error {
+	return func(c *cli.Context, v int) error {
+		if v > max {
+			return usageErrorf("--%s must be at most %d, not %d", name, max, v)
+		}
+		return atLeast(name, min)(c, v)
+	}
+}
+
 // maxMiB bounds the memory options (MiB): 1 TiB, far above any machine this
 // runs on, and far below where shifting MiB into bytes overflows.
 const maxMiB = 1 << 20

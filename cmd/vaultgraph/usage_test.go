@@ -245,6 +245,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"query", "-d", d, "RETURN 1", "--timeout", "0"}, "--timeout must be positive, not 0s"},
 		{[]string{"query", "-d", d, "RETURN 1", "--timeout", "-1s"}, "--timeout must be positive, not -1s"},
 		{[]string{"retrieve", "-d", d, "q", "--depth", "-1"}, "--depth must not be negative, not -1"},
+		{[]string{"retrieve", "-d", d, "q", "--depth", "10"}, "--depth must be at most 3, not 10"},
 		{[]string{"graph", "path", "-d", d, "--source", "a", "--max-depth", "0"}, "--max-depth must be at least 1"},
 		{[]string{"index", "--vault", v, "--data", d, "--poll", "0s"}, "--poll must be positive"},
 		{[]string{"--log-level", "loud", "search", "-d", d, "q"}, `--log-level "loud": use debug, info, warn, error`},
