@@ -44,6 +44,10 @@ type queryResult struct {
 	TruncatedBy string  `json:"truncated_by,omitempty"`
 	MaxRows     int     `json:"max_rows"`
 	ElapsedMS   float64 `json:"elapsed_ms"`
+	// Notices name the labels and relationship types the query wrote that
+	// the snapshot lacks, which match nothing, with the name probably
+	// meant: an empty answer or a count of 0 may be only that.
+	Notices []string `json:"notices,omitempty"`
 }
 
 type queryResponse struct {
@@ -125,7 +129,7 @@ func (s *Server) runCypher(ctx context.Context, snap *store.Snapshot, req graphd
 		return nil, err
 	}
 	out := &queryResult{Columns: res.Columns, Rows: make([]json.RawMessage, 0, len(res.Rows)),
-		Truncated: res.Truncated, MaxRows: res.MaxRows, ElapsedMS: res.ElapsedMS}
+		Truncated: res.Truncated, MaxRows: res.MaxRows, ElapsedMS: res.ElapsedMS, Notices: res.Notices}
 	if out.Columns == nil {
 		out.Columns = []graphdb.Column{}
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -97,6 +98,25 @@ func TestRoutes(t *testing.T) {
 		json.Unmarshal(r.body, &q)
 		if len(q.Columns) != 1 || q.Columns[0].Name != "who" || q.Columns[0].Type != "string" || fmt.Sprint(q.Rows) != "[[Alice]]" {
 			t.Errorf("query result = %s", r.body)
+		}
+	})
+	t.Run("query names a label or type the snapshot lacks", func(t *testing.T) {
+		var q struct {
+			Rows    [][]any
+			Notices []string
+		}
+		r := ts.post("/query", `{"query": "MATCH (n:Persn)-[:link]->() RETURN count(n)"}`)
+		if err := json.Unmarshal(r.body, &q); err != nil || r.status != 200 {
+			t.Fatalf("POST /query = %d %s", r.status, r.body)
+		}
+		want := []string{"no label Persn in this snapshot; did you mean Person?",
+			"link is links_to in Cypher (the graph tool and POST /graph call plain links link); this snapshot has no relationship type link"}
+		if fmt.Sprint(q.Rows) != "[[0]]" || !reflect.DeepEqual(q.Notices, want) {
+			t.Errorf("answer = %s, want a count of 0 with notices %q", r.body, want)
+		}
+		r = ts.post("/query", `{"query": "MATCH (n:Person) RETURN count(n)"}`)
+		if strings.Contains(string(r.body), "notices") {
+			t.Errorf("a query of known names has notices: %s", r.body)
 		}
 	})
 	t.Run("query nodes are tagged", func(t *testing.T) {

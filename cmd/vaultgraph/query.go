@@ -80,6 +80,9 @@ func runQuery(c *cli.Context) error {
 	if c.Bool("explain") {
 		fmt.Fprintln(c.App.ErrWriter, res.Translated)
 	}
+	for _, n := range res.Notices {
+		fmt.Fprintln(c.App.ErrWriter, "notice: "+n)
+	}
 	if format == "json" {
 		return writeJSON(c.App.Writer, res)
 	}

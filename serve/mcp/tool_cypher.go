@@ -36,7 +36,11 @@ type cypherOutput struct {
 	MaxRows     int     `json:"max_rows"`
 	ElapsedMS   float64 `json:"elapsed_ms"`
 	Message     string  `json:"message,omitempty"`
-	Notice      string  `json:"notice"`
+	// Notices name the labels and relationship types the query wrote that
+	// the snapshot lacks (they match nothing), with the name probably
+	// meant.
+	Notices []string `json:"notices,omitempty"`
+	Notice  string   `json:"notice"`
 }
 
 func (s *Server) cypherTool() *tool {
@@ -90,7 +94,7 @@ func (s *Server) runCypher(ctx context.Context, snap *store.Snapshot, req mcp.Ca
 		return nil, err
 	}
 	out := &cypherOutput{Snapshot: snap.ID, Columns: res.Columns, Rows: res.Rows, RowCount: len(res.Rows),
-		Truncated: res.Truncated, MaxRows: res.MaxRows, ElapsedMS: res.ElapsedMS, Notice: serve.VaultTextNotice}
+		Truncated: res.Truncated, MaxRows: res.MaxRows, ElapsedMS: res.ElapsedMS, Notices: res.Notices, Notice: serve.VaultTextNotice}
 	if out.Columns == nil {
 		out.Columns = []graphdb.Column{}
 	}

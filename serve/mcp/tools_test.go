@@ -74,6 +74,15 @@ func TestToolsAnswerFromTheDemoVault(t *testing.T) {
 		}
 	})
 
+	t.Run("cypher_query names a type the snapshot lacks", func(t *testing.T) {
+		var out cypherOutput
+		text := callOK(t, c, toolCypher, map[string]any{"query": "MATCH ()-[r:link]->() RETURN count(r)"}, &out)
+		want := "link is links_to in Cypher (the graph tool and POST /graph call plain links link); this snapshot has no relationship type link"
+		if len(out.Rows) != 1 || out.Rows[0][0] != 0.0 || len(out.Notices) != 1 || out.Notices[0] != want || !strings.Contains(text, want) {
+			t.Errorf("rows %v notices %q, want a count of 0 and %q; text:\n%s", out.Rows, out.Notices, want, text)
+		}
+	})
+
 	t.Run("vector_search", func(t *testing.T) {
 		var out searchOutput
 		text := callOK(t, c, toolSearch, map[string]any{"query": "Acme funds"}, &out)

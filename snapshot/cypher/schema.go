@@ -21,6 +21,11 @@ type schema struct {
 	allTables  []string
 	noteCols   map[string]string // built-in name -> type
 	edgeCols   map[string]string
+	// labels, labelList and typeList are the graph's labels and edge
+	// types, for the notices on names it lacks (notices.go).
+	labels    map[string]bool
+	labelList []string
+	typeList  []string
 }
 
 func newSchema(g *format.Graph) *schema {
@@ -43,11 +48,17 @@ func newSchema(g *format.Graph) *schema {
 	for _, p := range g.NoteProperties {
 		s.noteProps[p.Name] = p
 	}
+	s.labels = make(map[string]bool, len(g.Labels))
+	for _, l := range g.Labels {
+		s.labels[l.Name] = true
+		s.labelList = append(s.labelList, l.Name)
+	}
 	for _, p := range g.EdgeProperties {
 		s.edgeProps[p.Name] = p
 	}
 	seen := map[string]bool{}
 	for _, t := range g.EdgeTypes {
+		s.typeList = append(s.typeList, t.Name)
 		s.tables[t.Name] = t.Table
 		if t.Table != format.GraphEdgeTable {
 			s.tableTypes[t.Table] = t.Name

@@ -58,6 +58,11 @@ type Translation struct {
 	// skips safely (see MaxOrderedSkip), which Query then reads as a
 	// LIMIT raised by SkipRows and no SKIP.
 	SkipRows int64
+	// Notices name the labels and relationship types the query wrote that
+	// the graph lacks, which match nothing (see notices.go), with the name
+	// probably meant. The query still runs: they are for the caller to
+	// show beside the rows.
+	Notices []string
 }
 
 // Translate rewrites q, written in vault names, into a query on the
@@ -112,6 +117,8 @@ type translator struct {
 	skipInCaller bool
 	skipRows     int64
 	parts        int
+	// notices collect Translation.Notices.
+	notices []string
 }
 
 // fail aborts the translation; run recovers the *Error.
@@ -149,7 +156,7 @@ func (t *translator) run(q *Query) (tr *Translation, err error) {
 	if strings.ContainsRune(text, 0) {
 		return nil, &Error{Kind: KindUnsupported, Message: "the query contains a NUL character, which the engine cannot take"}
 	}
-	tr = &Translation{Query: text, Columns: columns, Tree: out, SkipRows: t.skipRows}
+	tr = &Translation{Query: text, Columns: columns, Tree: out, SkipRows: t.skipRows, Notices: t.notices}
 	if len(t.kinds) == len(columns) {
 		tr.Kinds = t.kinds
 	}

@@ -128,6 +128,9 @@ func (t *translator) shortest(in, out *PatternPart) {
 func (t *translator) rel(r *RelPattern, part *PatternPart, sc *scope, index int) (*RelPattern, []Expr, relBinding, []func()) {
 	out := &RelPattern{P: r.P, Var: r.Var, Dir: r.Dir, VarLength: r.VarLength, Min: r.Min, Max: r.Max, Semantics: r.Semantics}
 	var preds []Expr
+	for _, typ := range r.Types {
+		t.unknownType(typ)
+	}
 	tables, ok := t.s.tablesOf(r.Types)
 	out.Types = tables
 	if !ok {
@@ -233,6 +236,11 @@ func (t *translator) propMapPredicates(x Expr, k kind, props Expr, sc *scope) {
 // conjunction, OR'ed: a note has several labels, the database's node table
 // one.
 func (t *translator) labelPredicate(x Expr, labels LabelExpr) Expr {
+	for _, conj := range labels {
+		for _, l := range conj {
+			t.unknownLabel(l)
+		}
+	}
 	if len(labels) > 1 || len(labels) == 1 && len(labels[0]) > 1 {
 		if !simple(x) {
 			return t.bindOnce(x, func(x Expr) Expr { return t.labelPredicate(x, labels) })
@@ -272,6 +280,11 @@ func typeIn(x Expr, types []string) Expr {
 // typePredicate is the label predicate of a relationship: r:T holds when
 // r's type is T.
 func (t *translator) typePredicate(x Expr, labels LabelExpr) Expr {
+	for _, conj := range labels {
+		for _, l := range conj {
+			t.unknownType(l)
+		}
+	}
 	if len(labels) > 1 || len(labels) == 1 && len(labels[0]) > 1 {
 		if !simple(x) {
 			return t.bindOnce(x, func(x Expr) Expr { return t.typePredicate(x, labels) })

@@ -65,7 +65,7 @@ func (db *DB) Run(ctx context.Context, req Request) (*Result, error) {
 				return nil, db.contextError(ctx, req.Timeout, "")
 			}
 			if res, ok := g.answer(p, tr, &converter{names: db.names}, req.MaxRows); ok {
-				res.Snapshot = db.snapshot
+				res.Snapshot, res.Notices = db.snapshot, tr.Notices
 				res.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
 				return res, nil
 			}
@@ -110,7 +110,7 @@ func (db *DB) Run(ctx context.Context, req Request) (*Result, error) {
 		db.abandon()
 		return nil, db.contextError(ctx, req.Timeout, "")
 	}
-	res.Snapshot = db.snapshot
+	res.Snapshot, res.Notices = db.snapshot, tr.Notices
 	res.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
 	return res, nil
 }

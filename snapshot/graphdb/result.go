@@ -32,6 +32,10 @@ type Result struct {
 	// Snapshot is the id of the snapshot queried.
 	Snapshot  string  `json:"snapshot,omitempty"`
 	ElapsedMS float64 `json:"elapsed_ms"`
+	// Notices name the labels and relationship types the query wrote that
+	// the snapshot lacks (cypher.Translation.Notices): they match nothing,
+	// so the rows may be empty or a count 0 for that reason.
+	Notices []string `json:"notices,omitempty"`
 	// Translated is the query as sent to the engine, for debugging.
 	Translated string `json:"-"`
 	// Direct is set when the answer came from the copy of the notes and
