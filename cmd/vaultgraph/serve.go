@@ -39,7 +39,8 @@ requests in flight and exits.
 AI agents connect over the Model Context Protocol: on HTTP at POST /mcp
 (streamable HTTP, behind the same token), or with --stdio, which speaks MCP
 on stdin and stdout instead of listening (no port, no token; logs go to
-stderr), for clients that start the server themselves:
+stderr; at the end of stdin it answers the requests already read, then
+exits), for clients that start the server themselves:
 
    claude mcp add vaultgraph -- vaultgraph serve --stdio --data DATA
 

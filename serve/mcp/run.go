@@ -23,8 +23,8 @@ type Config struct {
 	// MCP configures the MCP server; its Log defaults to Serve.Server.Log.
 	MCP Options
 	// Stdio serves MCP on In and Out (newline-delimited JSON-RPC) instead
-	// of HTTP, until In ends or ctx does. Nothing but JSON-RPC is written
-	// to Out.
+	// of HTTP, until In ends (the requests read are answered first) or ctx
+	// does. Nothing but JSON-RPC is written to Out.
 	Stdio bool
 	In    io.Reader
 	Out   io.Writer
@@ -85,19 +85,32 @@ func Run(ctx context.Context, cfg Config) error {
 	})
 }
 
-// serveStdio answers JSON-RPC on in and out until in ends or ctx does.
+// serveStdio answers JSON-RPC on in and out until in ends or ctx does. At
+// the end of in it first finishes the requests already read, writing
+// their answers (see drainIO), within the tool call timeout and a grace.
 func (s *Server) serveStdio(ctx context.Context, in io.Reader, out io.Writer, log *slog.Logger) error {
 	stdio := server.NewStdioServer(s.mcp)
 	stdio.SetErrorLogger(slog.NewLogLogger(log.Handler(), slog.LevelWarn))
 	d := s.vaults.Default()
 	log.Info("serving MCP on stdio", "vaults", strings.Join(s.vaults.Names(), ","), "snapshot", d.Store.Current(), "data", d.Store.DataDir())
-	err := stdio.Listen(ctx, in, out)
+	dio := newDrainIO(in, out)
+	bound := s.opts.QueryTimeout + drainGrace
+	left := 0
+	err := stdio.Listen(ctx, &drainReader{d: dio, drain: func() {
+		if n, _ := dio.inFlight(); n > 0 {
+			log.Info("stdin closed: finishing the requests in flight", "requests", n, "within", bound)
+		}
+		left = dio.wait(ctx, bound)
+	}}, dio)
 	if ctx.Err() != nil {
 		log.Info("shutting down: stdio requests in flight were canceled")
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("MCP on stdio: %w", err)
+	}
+	if left > 0 {
+		log.Warn("stdin closed: requests still running were canceled", "requests", left, "after", bound)
 	}
 	log.Info("stdin closed: the MCP client is gone")
 	return nil
