@@ -5,12 +5,13 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/vaultgraph/vaultgraph/format/spell"
 	"github.com/vaultgraph/vaultgraph/snapshot/retrieve"
 )
 
 // fieldHints name, per request type, the field meant by names that are
 // neither a typo of it nor the same name in another case or separator
-// style (keyed by normalName), or say why a name is no field at all.
+// style (keyed by spell.Fold), or say why a name is no field at all.
 var fieldHints = map[reflect.Type]map[string]string{
 	reflect.TypeFor[QueryRequest](): {
 		"cypher": "query", "q": "query", "parameters": "params", "limit": "max_rows", "rows": "max_rows",
@@ -71,7 +72,7 @@ func (n fieldNames) has(name string) bool {
 // it lists them all.
 func (n fieldNames) unknownField(t reflect.Type, name string) string {
 	msg := fmt.Sprintf("unknown field %q", name)
-	if hint := fieldHints[t][normalName(name)]; hint != "" {
+	if hint := fieldHints[t][spell.Fold(name)]; hint != "" {
 		if n.has(hint) {
 			return fmt.Sprintf("%s; did you mean %q?", msg, hint)
 		}
@@ -86,10 +87,10 @@ func (n fieldNames) unknownField(t reflect.Type, name string) string {
 // closest returns the field nearest to name, "" when none is near enough
 // to be the one meant.
 func (n fieldNames) closest(name string) string {
-	norm := normalName(name)
+	norm := spell.Fold(name)
 	best, bestDist := "", 0
 	for _, k := range n {
-		d := editDistance(norm, normalName(k))
+		d := spell.Distance(norm, spell.Fold(k), 2)
 		if d == 0 {
 			return k
 		}
@@ -98,49 +99,4 @@ func (n fieldNames) closest(name string) string {
 		}
 	}
 	return best
-}
-
-// normalName folds case and drops underscores and dashes, so that
-// edge_types, edgeTypes and Edge-Types compare equal.
-func normalName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '_' || r == '-' {
-			return -1
-		}
-		return r
-	}, strings.ToLower(s))
-}
-
-// editDistance is the optimal string alignment distance of a and b:
-// insertions, deletions, substitutions and swaps of neighbours each count
-// one.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	if len(ra) > 64 || len(rb) > 64 {
-		if a == b {
-			return 0
-		}
-		return max(len(ra), len(rb))
-	}
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vaultgraph/vaultgraph/format/spell"
 	"github.com/vaultgraph/vaultgraph/snapshot/retrieve"
 )
 
@@ -62,8 +63,8 @@ func TestRequestSchemasMatchTypes(t *testing.T) {
 	for typ, hints := range fieldHints {
 		known := jsonFields(typ)
 		for from, to := range hints {
-			if from != normalName(from) {
-				t.Errorf("%s: hint key %q is not a normalName", typ, from)
+			if from != spell.Fold(from) {
+				t.Errorf("%s: hint key %q is not folded (spell.Fold)", typ, from)
 			}
 			if known.has(from) {
 				t.Errorf("%s: hint for %q, which is a field", typ, from)
@@ -103,23 +104,6 @@ func TestClosestField(t *testing.T) {
 	} {
 		if got := search.closest(name); got != want {
 			t.Errorf("closest(%q) = %q, want %q", name, got, want)
-		}
-	}
-}
-
-func TestEditDistance(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		d    int
-	}{
-		{"", "", 0}, {"a", "", 1}, {"types", "types", 0}, {"tpyes", "types", 1}, {"type", "types", 1},
-		{"edgetype", "edgetypes", 1}, {"kitten", "sitting", 3}, {"ab", "ba", 1}, {"é", "e", 1},
-	} {
-		if d := editDistance(tc.a, tc.b); d != tc.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, d, tc.d)
-		}
-		if d := editDistance(tc.b, tc.a); d != tc.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.b, tc.a, d, tc.d)
 		}
 	}
 }

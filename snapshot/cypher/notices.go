@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/format/spell"
 )
 
 // Notices on names the snapshot does not have. A label or relationship
@@ -64,7 +65,7 @@ func (t *translator) notice(msg string) {
 // (link, embed, in any case, and their plurals) to the types Cypher calls
 // them by, saying what they are and the graph tool's word.
 func plainLinkType(name string) (typ, what, word string) {
-	switch normalName(name) {
+	switch spell.Fold(name) {
 	case "link", "links", "linkto", "linksto":
 		return format.TypeLinksTo, "plain links", "link"
 	case "embed", "embeds", "embedded":
@@ -78,71 +79,25 @@ func plainLinkType(name string) (typ, what, word string) {
 // nearest within a typo or two (one for names under six letters); "" when
 // none is near enough.
 func closestName(name string, names []string) string {
-	norm := normalName(name)
+	norm := spell.Fold(name)
 	if norm == "" {
 		return ""
 	}
 	limit := min(2, max(1, len([]rune(norm))/3))
 	best, bestDist, bestRaw := "", 0, 0
 	for _, n := range names {
-		d := editDistance(norm, normalName(n), limit)
+		d := spell.Distance(norm, spell.Fold(n), limit)
 		if d > limit {
 			continue
 		}
 		// Between names as near once folded (knows, Knows), the one
 		// nearer as written.
-		raw := editDistance(name, n, 64)
+		raw := spell.Distance(name, n, 64)
 		if best == "" || d < bestDist || d == bestDist && raw < bestRaw {
 			best, bestDist, bestRaw = n, d, raw
 		}
 	}
 	return best
-}
-
-// normalName folds case and drops underscores, dashes and spaces, so that
-// depends_on, dependsOn and `depends on` compare equal.
-func normalName(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch r {
-		case '_', '-', ' ':
-			return -1
-		}
-		return r
-	}, strings.ToLower(s))
-}
-
-// editDistance is the optimal string alignment distance of a and b
-// (insertions, deletions, substitutions and swaps of neighbours count
-// one), or limit+1 when it is surely larger than limit.
-func editDistance(a, b string, limit int) int {
-	ra, rb := []rune(a), []rune(b)
-	if d := len(ra) - len(rb); d > limit || -d > limit || len(ra) > 64 || len(rb) > 64 {
-		if a == b {
-			return 0
-		}
-		return limit + 1
-	}
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
 }
 
 // printName writes a label or type as a query would: backquoted unless it
