@@ -188,7 +188,11 @@ func compareDirect(t *testing.T, dir string) {
 			}
 			continue
 		}
-		ordered := strings.Contains(c.query, "ORDER BY")
+		// Rows tied on the sort keys come in either order (openCypher
+		// leaves it open, and the engine's order among them changes from
+		// run to run): an either case, whose rows the copy answers only
+		// when LIMIT cuts between ties, compares its rows as a set.
+		ordered := strings.Contains(c.query, "ORDER BY") && !c.either
 		if a, b := answerText(t, want, ordered), answerText(t, got, ordered); a != b {
 			t.Errorf("%s %v:\n engine %s\n copy   %s", c.query, c.params, a, b)
 		}
