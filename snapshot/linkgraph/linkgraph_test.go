@@ -234,8 +234,14 @@ func TestTraverseBoundsAndFilters(t *testing.T) {
 	}
 
 	resp = do(t, g, linkgraph.Request{Action: "traverse", SourcePath: "Search", MaxDepth: 3, MaxNodes: 100, MaxEdges: 10})
-	if len(resp.Edges) != 10 || !resp.Truncated || resp.Stopped != "maxEdges" {
-		t.Errorf("maxEdges 10: %d edges, stopped %q", len(resp.Edges), resp.Stopped)
+	if len(resp.Edges) != 10 || !resp.Truncated || resp.Stopped != "maxEdges" || !strings.Contains(resp.Message, "edges cut at maxEdges (10)") {
+		t.Errorf("maxEdges 10: %d edges, stopped %q, message %q", len(resp.Edges), resp.Stopped, resp.Message)
+	}
+	// Both bounds reached: Stopped names the first, the message both.
+	resp = do(t, g, linkgraph.Request{Action: "traverse", SourcePath: "Search", MaxDepth: 3, MaxNodes: 6, MaxEdges: 3})
+	if len(resp.Nodes) != 6 || len(resp.Edges) != 3 || resp.Stopped != "maxNodes" ||
+		!strings.Contains(resp.Message, "stopped at maxNodes (6)") || !strings.Contains(resp.Message, "edges cut at maxEdges (3)") {
+		t.Errorf("maxNodes 6, maxEdges 3: %d nodes, %d edges, stopped %q, message %q", len(resp.Nodes), len(resp.Edges), resp.Stopped, resp.Message)
 	}
 }
 

@@ -92,8 +92,14 @@ func (g *Graph) Traverse(ctx context.Context, req Request) (*Response, error) {
 		GraphStats: GraphStats{TotalNodes: len(nodes), TotalEdges: len(edges), MaxDepthReached: maxReached},
 	}
 	msg := fmt.Sprintf("Found %s within %s of separation", count(len(nodes), "connected node"), count(q.maxDepth, "degree"))
-	if stopped != "" {
-		msg += fmt.Sprintf("; stopped at %s (%d): more notes qualified", stopped, map[string]int{"maxNodes": q.maxNodes, "maxEdges": q.maxEdges}[stopped])
+	if stopped == "maxNodes" {
+		msg += fmt.Sprintf("; stopped at maxNodes (%d): more notes qualified", q.maxNodes)
+	}
+	// Stopped names one bound (the first reached); when the edges among
+	// the notes kept were cut too, the message says so, so that raising
+	// maxNodes alone is not taken for the way to get them.
+	if edgesCut {
+		msg += fmt.Sprintf("; edges cut at maxEdges (%d): more edges join these notes", q.maxEdges)
 	}
 	resp.Message = q.message(msg)
 	resp.GraphStats.TraversalTime = elapsedMS(start)
