@@ -69,6 +69,10 @@ func TestRetrieveContextOverMCP(t *testing.T) {
 	if !has(out.MustRead, "code:app/api/app/cron.py") {
 		t.Errorf("with repo app: must_read %+v", out.MustRead)
 	}
+	// A code id is not a note: read_note says where code is read.
+	if msg := callErr(t, c, toolReadNote, map[string]any{"path": "code:app/api/app/podcast.py"}); !strings.Contains(msg, "is code, not a note: read the file in its repository") {
+		t.Errorf("read_note of a code id: %s", msg)
+	}
 	callOK(t, c, toolContext, map[string]any{"anchor": "code:app/api/app/podcast.py#generate_daily_episode"}, &out)
 	if out.Anchor == "" || !has(out.MayChange, "code:app/api/app/admin.py") {
 		t.Errorf("impact of generate_daily_episode: %+v", out)

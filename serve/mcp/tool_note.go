@@ -212,6 +212,10 @@ func findNote(snap *store.Snapshot, name string) (*format.Note, error) {
 	}
 	i, err := snap.Links.Resolve(name)
 	if err != nil {
+		if strings.HasPrefix(name, "code:") {
+			// An id retrieve_context gave: code is not a note.
+			return nil, agentErrorf("%s is code, not a note: read the file in its repository (the path after code:REPO/ is relative to the repository's root); retrieve_context with anchor %s lists what changes with it, its tests and the notes about it", name, name)
+		}
 		if w, ok := format.Skipped(snap.Manifest.Warnings, name); ok {
 			return nil, agentErrorf("no note %q in snapshot %s: the file was skipped (%s: %s)", name, snap.ID, w.Kind, w.Message)
 		}
