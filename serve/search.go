@@ -30,7 +30,9 @@ type searchResponse struct {
 	// a snapshot's vectors and the model searching them always agree (a
 	// mismatch is refused), so it is false.
 	Stale bool `json:"stale"`
-	// Notices say what may be missing: texts without a vector yet.
+	// Notices say what may be missing: texts without a vector yet, or the
+	// vector ranking when the query could not be embedded (method is then
+	// bm25).
 	Notices []string `json:"notices,omitempty"`
 	// HitIDs is what $hits holds in Then: note ids for notes and chunks
 	// (the notes of the chunks, first occurrence first), edge ids for
@@ -77,6 +79,9 @@ func (s *Server) search(c *fiber.Ctx, snap *store.Snapshot) error {
 	}
 	res := searchResponse{Snapshot: snap.ID, Target: targetName(found.Target), Method: string(found.Method), Exact: found.Exact, Pending: found.Pending, Notice: VaultTextNotice}
 	res.Results, res.HitIDs = hitsOf(found, snap.Notes)
+	if found.VectorsSkipped != "" {
+		res.Notices = append(res.Notices, found.VectorsSkipped)
+	}
 	if found.Pending > 0 {
 		res.Notices = append(res.Notices, fmt.Sprintf("%d texts have no vector yet and cannot be found until the next index run embeds them; results may be incomplete", found.Pending))
 	}

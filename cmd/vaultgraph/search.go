@@ -128,6 +128,9 @@ func printResult(w io.Writer, res *search.Result, s *snapshot.Snapshot) {
 	if n == 0 {
 		fmt.Fprintln(w, "no results")
 	}
+	if res.VectorsSkipped != "" {
+		fmt.Fprintf(w, "\n(%s)\n", res.VectorsSkipped)
+	}
 	if res.Pending > 0 {
 		reason := ""
 		if v := s.Manifest.Vectors; v != nil && v.PendingReason != "" {
@@ -193,12 +196,17 @@ type searchBody struct {
 	Method  string `json:"method"`
 	Exact   bool   `json:"exact"`
 	Pending int    `json:"pending"`
-	Notice  string `json:"notice"`
+	// Notices say what may be missing, as POST /search's do.
+	Notices []string `json:"notices,omitempty"`
+	Notice  string   `json:"notice"`
 }
 
 func searchJSON(r *search.Result) searchBody {
 	b := searchBody{Snapshot: r.Snapshot, Target: string(r.Target), Method: string(r.Method), Exact: r.Exact, Pending: r.Pending,
 		Notice: serve.VaultTextNotice, HitIDs: []string{}}
+	if r.VectorsSkipped != "" {
+		b.Notices = append(b.Notices, r.VectorsSkipped)
+	}
 	seen := map[string]bool{}
 	add := func(id string) {
 		if !seen[id] {

@@ -170,9 +170,14 @@ func (s *Server) runSearch(ctx context.Context, snap *store.Snapshot, req mcp.Ca
 	if e := snap.Manifest.Embedder; e != nil {
 		out.Embedder, out.EmbedderKind = e.Provider+":"+e.Model, e.Kind
 	}
+	if found.VectorsSkipped != "" {
+		out.Message = found.VectorsSkipped
+		out.Notices = append(out.Notices, found.VectorsSkipped)
+	}
 	if found.Pending > 0 {
-		out.Message = fmt.Sprintf("%d texts have no vector yet and cannot be found until the next index run embeds them", found.Pending)
-		out.Notices = append(out.Notices, out.Message)
+		msg := fmt.Sprintf("%d texts have no vector yet and cannot be found until the next index run embeds them", found.Pending)
+		out.Message = strings.TrimPrefix(out.Message+"; "+msg, "; ")
+		out.Notices = append(out.Notices, msg)
 	}
 	if args.Then != "" {
 		if out.Then, err = s.searchThen(ctx, snap, args, out.Results); err != nil {

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -112,6 +113,9 @@ type Result struct {
 	// Pending counts items of the target that have no vector yet and so
 	// cannot be found until the next index run embeds them.
 	Pending int `json:"pending"`
+	// VectorsSkipped, when set, says why a Fused search answered from
+	// BM25 alone (Method is BM25Only): its query could not be embedded.
+	VectorsSkipped string `json:"vectors_skipped,omitempty"`
 }
 
 // ChunkHit is a passage and where to find it.
@@ -170,7 +174,9 @@ type EdgeCitation struct {
 // fuses the vector ranking with the BM25 ranking. It fails with an error
 // wrapping embed.ErrModelMismatch when e is not the embedder the
 // snapshot's vectors come from, and with one wrapping ErrNoBM25 for a
-// BM25Only search that has no BM25 index.
+// BM25Only search that has no BM25 index. When e fails to embed the text
+// of a Fused search of notes or chunks (its model server is down), the
+// answer is the BM25 ranking alone, with Result.VectorsSkipped saying why.
 func (ix *Index) Search(ctx context.Context, q Query, e embed.Embedder) (*Result, error) {
 	q, err := q.withDefaults()
 	if err != nil {
@@ -186,11 +192,31 @@ func (ix *Index) Search(ctx context.Context, q Query, e embed.Embedder) (*Result
 		}
 		vecs, err := e.Embed(ctx, embed.Query, []string{q.Text})
 		if err != nil {
-			return nil, fmt.Errorf("embed query: %w", err)
+			if !ix.lexicalFallback(ctx, q, err) {
+				return nil, fmt.Errorf("embed query: %w", err)
+			}
+			q.Method = BM25Only
+			res, lexErr := ix.textSearch(q, nil)
+			if lexErr != nil {
+				return nil, lexErr
+			}
+			res.VectorsSkipped = fmt.Sprintf("the query could not be embedded (%v), so the vectors were not used: these hits are BM25 (exact words) alone", err)
+			return res, nil
 		}
 		vec = vecs[0]
 	}
 	return ix.textSearch(q, vec)
+}
+
+// lexicalFallback reports whether a Fused search whose query could not be
+// embedded (the model server is down or failing) may answer from BM25
+// alone: the target has a BM25 index and the search has time left. A
+// search that asked for vectors alone, ran out of time, or has an embedder
+// of another model than the snapshot's (a setting to fix, not an outage)
+// fails instead.
+func (ix *Index) lexicalFallback(ctx context.Context, q Query, err error) bool {
+	return q.Method == Fused && q.Target != Edges && ix.lexical != nil && ctx.Err() == nil &&
+		!errors.Is(err, embed.ErrModelMismatch)
 }
 
 // SearchVector searches with a query vector computed by the snapshot's
