@@ -1,8 +1,11 @@
 package serve
 
 import (
+	"fmt"
+	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -30,13 +33,29 @@ type chunkJSON struct {
 	Text    string `json:"text"`
 }
 
+// Links listed by GET /notes/{path}: each of outgoing and incoming holds at
+// most ?max_links edges (defaultNoteLinks, at most maxNoteLinks) from
+// ?links_from on, so that a hub note with thousands of links answers in
+// bounded bytes.
+const (
+	defaultNoteLinks = 500
+	maxNoteLinks     = 10000
+)
+
 // noteResponse is GET /notes/{path}.
 type noteResponse struct {
 	Snapshot string                  `json:"snapshot"`
 	Note     *graphdb.Node           `json:"note"`
 	Outgoing []*graphdb.Relationship `json:"outgoing"`
 	Incoming []*graphdb.Relationship `json:"incoming"`
-	Chunks   []chunkJSON             `json:"chunks"`
+	// OutgoingTotal and IncomingTotal count the note's edges, listed or
+	// not; Truncated is set when outgoing or incoming holds fewer, and
+	// Notices then say how to ask for the rest.
+	OutgoingTotal int         `json:"outgoing_total"`
+	IncomingTotal int         `json:"incoming_total"`
+	Truncated     bool        `json:"truncated"`
+	Notices       []string    `json:"notices,omitempty"`
+	Chunks        []chunkJSON `json:"chunks"`
 	// Content is the whole note, with ?content=true.
 	Content *string `json:"content,omitempty"`
 	Notice  string  `json:"notice"`
@@ -57,12 +76,18 @@ func (s *Server) note(c *fiber.Ctx, snap *store.Snapshot) error {
 	if !ok {
 		return newError(http.StatusNotFound, KindNotFound, "no note %q in snapshot %s (paths are vault-relative, e.g. Projects/Search.md)", key, snap.ID)
 	}
-	res := noteResponse{Snapshot: snap.ID, Note: nodeOf(n), Outgoing: []*graphdb.Relationship{}, Incoming: []*graphdb.Relationship{}, Chunks: []chunkJSON{}, Notice: VaultTextNotice}
-	for _, e := range snap.Notes.Outgoing(n.ID) {
-		res.Outgoing = append(res.Outgoing, relOf(e))
+	from, limit, aerr := linkWindow(c)
+	if aerr != nil {
+		return aerr
 	}
-	for _, e := range snap.Notes.Incoming(n.ID) {
-		res.Incoming = append(res.Incoming, relOf(e))
+	res := noteResponse{Snapshot: snap.ID, Note: nodeOf(n), Chunks: []chunkJSON{}, Notice: VaultTextNotice}
+	out, in := snap.Notes.Outgoing(n.ID), snap.Notes.Incoming(n.ID)
+	res.OutgoingTotal, res.IncomingTotal = len(out), len(in)
+	res.Outgoing = linkPage(out, from, limit)
+	res.Incoming = linkPage(in, from, limit)
+	if len(res.Outgoing) < len(out) || len(res.Incoming) < len(in) {
+		res.Truncated = true
+		res.Notices = append(res.Notices, linksCutNotice(len(out), len(in), from, limit))
 	}
 	for _, ch := range snap.Notes.Chunks(n.ID) {
 		res.Chunks = append(res.Chunks, chunkJSON{ID: ch.ID, Ordinal: ch.Ordinal, Heading: ch.Heading, Line: ch.Line, Start: ch.Start, End: ch.End, Text: ch.Text})
@@ -72,6 +97,57 @@ func (s *Server) note(c *fiber.Ctx, snap *store.Snapshot) error {
 		res.Content = &content
 	}
 	return c.JSON(res)
+}
+
+// linkWindow reads ?links_from (default 0) and ?max_links (default
+// defaultNoteLinks, 1 to maxNoteLinks): the edges listed of each of
+// outgoing and incoming.
+func linkWindow(c *fiber.Ctx) (from, limit int, aerr *apiError) {
+	limit = defaultNoteLinks
+	for _, p := range []struct {
+		name     string
+		dst      *int
+		min, max int
+	}{{"links_from", &from, 0, math.MaxInt32}, {"max_links", &limit, 1, maxNoteLinks}} {
+		raw := c.Query(p.name)
+		if raw == "" {
+			continue
+		}
+		v, err := strconv.Atoi(raw)
+		if err != nil || v < p.min || v > p.max {
+			return 0, 0, badRequest("%s must be a whole number from %d to %d, not %q", p.name, p.min, p.max, raw)
+		}
+		*p.dst = v
+	}
+	return from, limit, nil
+}
+
+// linkPage is edges [from, from+limit) as relationships.
+func linkPage(edges []*format.Edge, from, limit int) []*graphdb.Relationship {
+	from = min(from, len(edges))
+	page := edges[from:min(from+limit, len(edges))]
+	out := make([]*graphdb.Relationship, len(page))
+	for i, e := range page {
+		out[i] = relOf(e)
+	}
+	return out
+}
+
+// linksCutNotice says which links a note answer lists and how to ask for
+// the others.
+func linksCutNotice(outTotal, inTotal, from, limit int) string {
+	shown := func(total int) string {
+		lo, hi := min(from, total), min(from+limit, total)
+		if lo == hi {
+			return fmt.Sprintf("none of %d", total)
+		}
+		return fmt.Sprintf("%d-%d of %d", lo+1, hi, total)
+	}
+	msg := fmt.Sprintf("links cut: outgoing lists %s, incoming %s (max_links %d)", shown(outTotal), shown(inTotal), limit)
+	if next := from + limit; next < max(outTotal, inTotal) {
+		msg += fmt.Sprintf("; ask ?links_from=%d for the next, or raise ?max_links (up to %d)", next, maxNoteLinks)
+	}
+	return msg
 }
 
 // noteKey decodes and checks the {path} of /notes/{path}: URL-encoded,
