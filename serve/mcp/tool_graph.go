@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -18,7 +19,7 @@ const (
 	maxGraphNodes     = 1000
 	maxGraphEdges     = 5000
 	defaultGraphNodes = linkgraph.DefaultMaxNodes
-	defaultGraphEdges = 200
+	defaultGraphEdges = linkgraph.DefaultMaxEdges
 	maxGraphPaths     = 100
 )
 
@@ -87,7 +88,7 @@ func (s *Server) graphTool() *tool {
 		return what + ": path, title or alias."
 	}
 	opts := []mcp.ToolOption{
-		mcp.WithDescription(`Walk links (plain links, embeds, typed edges) from a note you know, as the obsidian-mcp-plugin's graph tool does. action: neighbors (start here), traverse (up to maxDepth hops), path (sourcePath to targetPath), statistics (a note's, or without sourcePath the vault's hubs, orphans and missing notes), backlinks, forwardlinks. Nodes {path, title, type, tags, links, depth}; edges {source, target, type (link, embed, tag or the typed name), count, sign, properties, sentence}; nodes page with their edges (next.cursor). For questions in words use graphrag_retrieve.`),
+		mcp.WithDescription(`Walk links (plain links, embeds, typed edges) from a note you know, as the obsidian-mcp-plugin's graph tool does. action: neighbors (start here), traverse (up to maxDepth hops), path (sourcePath to targetPath), statistics (a note's, or without sourcePath the vault's hubs, orphans and missing notes), backlinks, forwardlinks. Nodes {path, title, type, tags, links, depth}; edges {source, target, type (link, embed, tag or the typed name), count, sign, properties, sentence of a typed edge, id unless source#type#target#0}, each once, on the page of the later of its notes (next.cursor). For questions in words use graphrag_retrieve.`),
 		readOnly("Link graph"),
 		mcp.WithString("action", mcp.Required(), mcp.Enum(linkgraph.Actions...), mcp.Description("What to do.")),
 		mcp.WithString("sourcePath", mcp.MaxLength(4096), mcp.Description(note("The starting note"))),
@@ -154,9 +155,10 @@ func (s *Server) runGraph(ctx context.Context, snap *store.Snapshot, req mcp.Cal
 	return &answer{out: out, page: graphPage(out), shrink: shrink}, nil
 }
 
-// graphPage pages a graph answer: paths, or nodes with the edges that
-// touch them (besides the source note, which would take every edge of a
-// hub to its first page).
+// graphPage pages a graph answer: paths, or nodes with their edges. Each
+// edge is on one page, the one of the later of its two notes in the list
+// (the source note, and a note not listed, count as before the first), so
+// that its two ends are known by then and no edge is sent twice.
 func graphPage(out *graphOutput) *page {
 	switch {
 	case len(out.Paths) > 0:
@@ -169,17 +171,17 @@ func graphPage(out *graphOutput) *page {
 		}}
 	case len(out.Nodes) > 0:
 		nodes, edges := out.Nodes, out.Edges
+		place := make(map[string]int, len(nodes))
+		for i, n := range nodes {
+			if n.Path != out.SourcePath {
+				place[n.Path] = i + 1 // 0: the source note, or not listed
+			}
+		}
 		return &page{n: len(nodes), noun: "nodes", show: func(from, to int) {
 			out.Nodes = nodes[from:to]
-			shown := make(map[string]bool, to-from)
-			for _, n := range out.Nodes {
-				if n.Path != out.SourcePath {
-					shown[n.Path] = true
-				}
-			}
 			out.Edges = nil
 			for _, e := range edges {
-				if shown[e.Source] || shown[e.Target] {
+				if at := max(place[e.Source], place[e.Target]) - 1; at >= from && at < to {
 					out.Edges = append(out.Edges, e)
 				}
 			}
@@ -205,13 +207,35 @@ func graphOutputOf(snapshot string, r *linkgraph.Response) *graphOutput {
 	return out
 }
 
+// graphEdgeOf is e as the graph tool sends it: without what the agent
+// reads from its other fields already, which was most of an edge's bytes.
+// An id of the usual form, source#type#target#0, is left out (ids of
+// other forms are kept), and so is the sentence of a plain link or embed
+// ("A links to B", its ends' titles).
 func graphEdgeOf(e linkgraph.Edge) graphEdge {
-	g := graphEdge{Source: e.Source, Target: e.Target, Type: e.Type, Count: e.Count, ID: e.ID, Sign: e.Sign,
-		Sentence: e.Sentence, Unresolved: e.Unresolved, Tags: e.Tags}
+	g := graphEdge{Source: e.Source, Target: e.Target, Type: e.Type, Count: e.Count, Sign: e.Sign,
+		Unresolved: e.Unresolved, Tags: e.Tags}
+	if !usualEdgeID(e) {
+		g.ID = e.ID
+	}
+	if e.Type != linkgraph.EdgeTypeLink && e.Type != linkgraph.EdgeTypeEmbed {
+		g.Sentence = e.Sentence
+	}
 	if len(e.Properties) > 0 {
 		g.Properties = e.Properties.Map()
 	}
 	return g
+}
+
+// usualEdgeID reports whether e's id is source#name#target#0, the id of
+// the first edge of its type between its two notes.
+func usualEdgeID(e linkgraph.Edge) bool {
+	mid, ok := strings.CutPrefix(e.ID, e.Source+"#")
+	if !ok {
+		return false
+	}
+	mid, ok = strings.CutSuffix(mid, "#"+e.Target+"#0")
+	return ok && mid != "" && !strings.Contains(mid, "#")
 }
 
 // propertyMap decodes edge properties, never nil.

@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/vaultgraph/vaultgraph/snapshot/linkgraph"
 	"github.com/vaultgraph/vaultgraph/snapshot/retrieve"
 )
 
@@ -606,4 +607,91 @@ func TestReadNotePartsAfterTheFirstHoldOnlyTheText(t *testing.T) {
 	if len(text2) <= len(text1) && second["content_truncated"] == true {
 		t.Errorf("the second part holds %d bytes of text, the first %d", len(text2), len(text1))
 	}
+}
+
+// TestGraphPagesSendEachEdgeOnce: a traverse paged within a small budget
+// sends each edge of the whole answer once, on the page where the later
+// of its notes is listed (so both ends are known by then); plain links
+// carry no id of the usual form and no "A links to B" sentence, typed
+// edges keep their sentence; maxEdges defaults to POST /graph's 500
+// (review4 F7, F8).
+func TestGraphPagesSendEachEdgeOnce(t *testing.T) {
+	st := openStore(t, demoData(t))
+	args := map[string]any{"action": "traverse", "sourcePath": "Projects/Search.md", "maxDepth": 3}
+	var whole graphOutput
+	callOK(t, mustConnect(t, newServer(t, st, Options{MaxResultBytes: 1 << 20})), toolGraph, args, &whole)
+	c, _ := connect(t, newServer(t, st, Options{}))
+	pages := allPages(t, c, toolGraph, args, DefaultMaxResultBytes)
+	if len(pages) < 3 {
+		t.Fatalf("%d pages, want several at %d bytes", len(pages), DefaultMaxResultBytes)
+	}
+	t.Logf("%d nodes and %d edges in %d pages", len(whole.Nodes), len(whole.Edges), len(pages))
+	key := func(e map[string]any) string {
+		return fmt.Sprint(e["source"], "|", e["type"], "|", e["target"], "|", e["id"])
+	}
+	sent := map[string]int{}
+	listed := map[string]bool{whole.SourcePath: true}
+	typed := 0
+	for i, p := range pages {
+		nodes, _ := p["nodes"].([]any)
+		for _, n := range nodes {
+			listed[n.(map[string]any)["path"].(string)] = true
+		}
+		edges, _ := p["edges"].([]any)
+		if p["stopped"] == "bytes" {
+			t.Errorf("page %d: cut to fit: %v", i, p["message"])
+		}
+		for _, x := range edges {
+			e := x.(map[string]any)
+			sent[key(e)]++
+			if !listed[e["source"].(string)] && !listed[e["target"].(string)] {
+				t.Errorf("page %d: edge %v before either of its notes", i, e)
+			}
+			switch e["type"] {
+			case "link", "embed":
+				if e["sentence"] != nil || (e["id"] != nil && strings.HasSuffix(e["id"].(string), "#0")) {
+					t.Errorf("page %d: plain link %v carries a sentence or an id of the usual form", i, e)
+				}
+			case "tag":
+			default:
+				typed++
+				if e["sentence"] == nil {
+					t.Errorf("page %d: typed edge %v lost its sentence", i, e)
+				}
+			}
+		}
+	}
+	for _, e := range whole.Edges {
+		k := fmt.Sprint(e.Source, "|", e.Type, "|", e.Target, "|", nilIfEmpty(e.ID))
+		if sent[k] != 1 {
+			t.Errorf("edge %s sent %d times over the pages, want once", k, sent[k])
+		}
+	}
+	if len(sent) != len(whole.Edges) || typed == 0 {
+		t.Errorf("the pages send %d edges (%d typed), the whole answer has %d", len(sent), typed, len(whole.Edges))
+	}
+
+	res, err := c.ListTools(t.Context(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range res.Tools {
+		if tl.Name == toolGraph {
+			if d := tl.InputSchema.Properties["maxEdges"].(map[string]any)["default"]; d != float64(linkgraph.DefaultMaxEdges) {
+				t.Errorf("graph maxEdges defaults to %v, POST /graph to %d", d, linkgraph.DefaultMaxEdges)
+			}
+		}
+	}
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func mustConnect(t *testing.T, s *Server) *client.Client {
+	c, _ := connect(t, s)
+	return c
 }
