@@ -236,7 +236,17 @@ func (q *question) seed() error {
 	for n := range noteScore {
 		ranked = append(ranked, n)
 	}
+	// A stub (a link to a missing note) that the question names has no
+	// text to cite: it ranks below every note, so that it takes a seed's
+	// place only when fewer than k notes were found.
+	stub := func(n int32) bool { return r.graph.Note(n).Stub }
 	slices.SortFunc(ranked, func(a, b int32) int {
+		if sa, sb := stub(a), stub(b); sa != sb {
+			if sa {
+				return 1
+			}
+			return -1
+		}
 		if d := cmp.Compare(noteScore[b], noteScore[a]); d != 0 {
 			return d
 		}
