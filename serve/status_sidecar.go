@@ -53,7 +53,7 @@ func sidecarStatusOf(snap *store.Snapshot) sidecarStatus {
 	m := snap.Manifest
 	st := sidecarStatus{State: "ready", Notes: m.Counts.Notes, Edges: m.Counts.Edges, LastSync: &m.Created, EmbeddingModel: m.Embedder}
 	for _, w := range m.Warnings {
-		if w.Kind == format.WarnInvalidYAML || w.Kind == format.WarnYAMLAliasBomb {
+		if w.Kind == format.WarnInvalidYAML || w.Kind == format.WarnYAMLAliasBomb || w.Kind == format.WarnUnclosedFrontmatter {
 			st.FrontmatterErrors++
 		}
 	}

@@ -2,6 +2,8 @@ package note
 
 import (
 	"strings"
+
+	"github.com/vaultgraph/vaultgraph/format"
 )
 
 // frontmatterBlock is the YAML block at the top of a note.
@@ -14,11 +16,12 @@ type frontmatterBlock struct {
 
 // findFrontmatter returns the frontmatter block of a note: only when the
 // note's first line is "---" and a later line is "---" or "...". A block
-// never closed is no frontmatter: the whole note is body, as in Obsidian.
-func findFrontmatter(lt *lineTable) (frontmatterBlock, bool) {
+// never closed is no frontmatter: the whole note is body, as in Obsidian;
+// opened is then true, so that the parse can warn about it.
+func findFrontmatter(lt *lineTable) (b frontmatterBlock, ok, opened bool) {
 	start, end := lt.span(1)
 	if fence := strings.TrimPrefix(lt.text[start:end], "\uFEFF"); strings.TrimRight(fence, " \t") != "---" {
-		return frontmatterBlock{}, false
+		return frontmatterBlock{}, false, false
 	}
 	for n := 2; n <= lt.count(); n++ {
 		s, e := lt.span(n)
@@ -35,7 +38,15 @@ func findFrontmatter(lt *lineTable) (frontmatterBlock, bool) {
 		if n < len(lt.starts) {
 			b.bodyStart = lt.starts[n]
 		}
-		return b, true
+		return b, true, true
 	}
-	return frontmatterBlock{}, false
+	return frontmatterBlock{}, false, true
+}
+
+// unclosedFrontmatter is the warning about a note whose first line opens a
+// frontmatter block that no later line closes.
+func unclosedFrontmatter(notePath string) format.Warning {
+	return format.Warning{File: notePath, Line: 1, Kind: format.WarnUnclosedFrontmatter,
+		Message: `the frontmatter opened by "---" on line 1 is never closed (no later line is "---" or "..."): ` +
+			`its keys were not read and the whole file is body text; add a closing "---" line after the keys`}
 }

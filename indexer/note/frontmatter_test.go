@@ -157,7 +157,6 @@ func TestFrontmatterBlock(t *testing.T) {
 		{"trailing spaces on fences", "---  \ntitle: T\n--- \nbody", -1, "T"},
 		{"CRLF", "---\r\ntitle: T\r\n---\r\nbody", -1, "T"},
 		{"byte order mark", "\uFEFF---\ntitle: T\n---\nbody", -1, "T"},
-		{"no closing fence: all body", "---\ntitle: T\nbody [[A]]", 0, "Note"},
 		{"not on the first line", "\n---\ntitle: T\n---\n", 0, "Note"},
 		{"frontmatter only", "---\ntitle: T\n---", 16, "T"},
 		{"empty frontmatter", "---\n---\nbody", -1, "Note"},
@@ -178,6 +177,9 @@ func TestFrontmatterBlock(t *testing.T) {
 	t.Run("unclosed frontmatter is parsed as body", func(t *testing.T) {
 		p := parse(t, "---\ntitle: T\nbody [[A]]")
 		diffLinks(t, p.Links, links(format.Link{Target: "A", Line: 3}))
+		if p.BodyStart != 0 || p.Title != "Note" || len(p.Properties) != 0 {
+			t.Errorf("BodyStart %d title %q properties %v, want 0, Note and none", p.BodyStart, p.Title, p.Properties)
+		}
 	})
 	t.Run("links in frontmatter text are not body links", func(t *testing.T) {
 		p := parse(t, "---\ndescription: about [[A]] and #tag\n---\n")
@@ -198,6 +200,8 @@ func TestFrontmatterWarnings(t *testing.T) {
 		{"mapping in a scalar", "---\na: b: c\n---\n[[A]]", format.WarnInvalidYAML, 1},
 		{"not a map", "---\n- a\n- b\n---\n[[A]]", format.WarnInvalidYAML, 2},
 		{"duplicate key", "---\ntitle: T\nx: 1\nx: 2\n---\n[[A]]", format.WarnInvalidYAML, 4},
+		{"never closed", "---\ntitle: T\n[[A]]", format.WarnUnclosedFrontmatter, 1},
+		{"never closed, with a byte order mark", "\uFEFF---\ntitle: T\n\n[[A]]\n", format.WarnUnclosedFrontmatter, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,7 +12,9 @@ import "github.com/vaultgraph/vaultgraph/format"
 //	   Obsidian's tag characters
 //	3  setext headings (a paragraph underlined with === or ---)
 //	4  frontmatter type and types are also properties, as written
-const Revision = 4
+//	5  a frontmatter block never closed is warned about
+//	   (format.WarnUnclosedFrontmatter)
+const Revision = 5
 
 // Options shape a parse. The zero value uses the defaults.
 type Options struct {

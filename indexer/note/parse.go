@@ -17,9 +17,11 @@ func Parse(notePath string, content []byte, opts Options) *Parsed {
 	}
 	lt := newLineTable(text)
 	fm, bodyLine := frontmatter{}, 1
-	if b, ok := findFrontmatter(lt); ok {
+	if b, ok, opened := findFrontmatter(lt); ok {
 		fm = parseFrontmatter(b, notePath)
 		p.BodyStart, bodyLine = b.bodyStart, b.bodyLine
+	} else if opened {
+		p.Warnings = append(p.Warnings, unclosedFrontmatter(notePath))
 	}
 	fm.tags.fold = true
 	p.Warnings = append(p.Warnings, fm.warnings...)

@@ -15,7 +15,7 @@ import (
 func setextOf(content string) string {
 	lt := newLineTable(content)
 	bodyLine := 1
-	if b, ok := findFrontmatter(lt); ok {
+	if b, ok, _ := findFrontmatter(lt); ok {
 		bodyLine = b.bodyLine
 	}
 	m := newMask(lt, bodyLine)
@@ -32,7 +32,7 @@ func setextOf(content string) string {
 func checkSetext(text string) error {
 	lt := newLineTable(text)
 	bodyLine := 1
-	if b, ok := findFrontmatter(lt); ok {
+	if b, ok, _ := findFrontmatter(lt); ok {
 		bodyLine = b.bodyLine
 	}
 	m := newMask(lt, bodyLine)
