@@ -91,6 +91,10 @@ func (r *bodyReader) readLine(n int, ml, ol string) {
 	}
 }
 
+// isTagsKey reports whether an inline field's key is tags, matched without
+// case as the frontmatter key is.
+func isTagsKey(key string) bool { return strings.EqualFold(key, "tags") }
+
 // within reports whether a token lies inside one of the spans.
 func within(spans []span, t linkToken) bool {
 	for _, s := range spans {
@@ -108,6 +112,13 @@ func (r *bodyReader) readFields(n int, ml, ol string, fields []inlineField, toke
 	var typed []span
 	for _, f := range fields {
 		links, block := fieldLinks(ml, f, tokens)
+		if len(links) == 0 && isTagsKey(f.key) {
+			// tags:: a, b adds tags, as the frontmatter key does: as a
+			// property it would be shadowed by the built-in tags and show
+			// under an internal name (_tags).
+			r.tags.add(splitTags(ol[f.valStart:f.valEnd])...)
+			continue
+		}
 		if len(links) == 0 {
 			r.props.add(f.key, inferValue(ol[f.valStart:f.valEnd]))
 			continue

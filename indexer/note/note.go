@@ -13,7 +13,8 @@ import "github.com/vaultgraph/vaultgraph/format"
 //	3  setext headings (a paragraph underlined with === or ---)
 //	4  frontmatter type and types are also properties, as written
 //	5  a frontmatter block never closed is warned about
-//	   (format.WarnUnclosedFrontmatter)
+//	   (format.WarnUnclosedFrontmatter); an inline tags:: field adds tags
+//	   rather than a property
 const Revision = 5
 
 // Options shape a parse. The zero value uses the defaults.
