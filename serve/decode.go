@@ -118,6 +118,9 @@ func decodeJSON(body []byte, v any) (bodyFields, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, badRequest("the request body holds more than one JSON value")
 	}
+	if err := checkDuplicates(body); err != nil {
+		return nil, err
+	}
 	t := reflect.TypeOf(v).Elem()
 	body, fields, err := applyAliases(body, fields, FieldAliases[t])
 	if err != nil {
@@ -163,6 +166,58 @@ func checkFields(body []byte, fields bodyFields, t reflect.Type) error {
 		e.Line, e.Column = position(body, at.offset)
 	}
 	return e
+}
+
+// checkDuplicates refuses a body, valid JSON, in which an object (the body
+// or one nested in it, params say) names a member twice: decoding keeps
+// the last copy and drops the first without a word, so the request would
+// be answered with a value its sender may not have meant.
+func checkDuplicates(body []byte) error {
+	return duplicateIn(json.NewDecoder(bytes.NewReader(body)), body, "")
+}
+
+// duplicateIn reads one value from dec, refusing the first member name
+// an object of it repeats; path names the value's place ("params.").
+// Depth is bounded: the body decoded once already, within encoding/json's
+// nesting limit.
+func duplicateIn(dec *json.Decoder, body []byte, path string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil // cannot happen for a body that decoded
+	}
+	switch tok {
+	case json.Delim('{'):
+		names := map[string]bool{}
+		for dec.More() {
+			start := dec.InputOffset()
+			tok, err := dec.Token()
+			name, ok := tok.(string)
+			if err != nil || !ok {
+				return nil
+			}
+			if names[name] {
+				for start < int64(len(body)) && strings.IndexByte(" \t\r\n,", body[start]) >= 0 {
+					start++
+				}
+				e := badRequest("the request body sends %s%s twice; send each member once (JSON readers disagree on which copy counts)", path, name)
+				e.Line, e.Column = position(body, start)
+				return e
+			}
+			names[name] = true
+			if err := duplicateIn(dec, body, path+name+"."); err != nil {
+				return err
+			}
+		}
+		dec.Token() // }
+	case json.Delim('['):
+		for dec.More() {
+			if err := duplicateIn(dec, body, path); err != nil {
+				return err
+			}
+		}
+		dec.Token() // ]
+	}
+	return nil
 }
 
 // member is a member name of the body's object and the offset of its

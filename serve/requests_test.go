@@ -178,6 +178,39 @@ func TestUnknownFields(t *testing.T) {
 	}
 }
 
+// TestDuplicateMembers: a body that names a member twice, at the top or
+// in a nested object, is a 400 naming the member and where its second
+// copy is, instead of answered with the last copy; the same names in
+// different objects, or in a list of objects, are not duplicates.
+func TestDuplicateMembers(t *testing.T) {
+	data, _ := demoData(t)
+	ts := startServer(t, data, serverConfig{})
+	for _, tc := range []struct {
+		path, body, message string
+		line, col           int
+	}{
+		{"/search", `{"query": "x", "k": 3, "k": 5}`, "the request body sends k twice", 1, 24},
+		{"/query", "{\"query\": \"RETURN $a\",\n \"params\": {\"a\": 1, \"a\": 2}}", "the request body sends params.a twice", 2, 21},
+		{"/retrieve", `{"question": "q", "question": "who funds search?"}`, "the request body sends question twice", 1, 19},
+	} {
+		r := ts.post(tc.path, tc.body)
+		var e struct {
+			Error struct {
+				Kind, Message string
+				Line, Column  int
+			}
+		}
+		json.Unmarshal(r.body, &e)
+		if r.status != 400 || e.Error.Kind != "bad_request" || !strings.HasPrefix(e.Error.Message, tc.message) ||
+			e.Error.Line != tc.line || e.Error.Column != tc.col {
+			t.Errorf("POST %s %s = %d %s, want 400 %q at %d:%d", tc.path, tc.body, r.status, r.body, tc.message, tc.line, tc.col)
+		}
+	}
+	if r := ts.post("/query", `{"query": "RETURN $a.k, $b[0].k, $b[1].k AS c", "params": {"a": {"k": 1}, "b": [{"k": 2}, {"k": 3}]}}`); r.status != 200 {
+		t.Errorf("one name in different objects: %d %s", r.status, r.body)
+	}
+}
+
 func TestSearchFilters(t *testing.T) {
 	data, _ := demoData(t)
 	ts := startServer(t, data, serverConfig{})
