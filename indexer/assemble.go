@@ -278,15 +278,15 @@ func reusable(ctx context.Context, parent *snapshot.Snapshot, opts Options) *reu
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
-		notes, err = snapshot.ReadSegmentsContext[noteMeta](gctx, parent, format.NotesTable)
+		notes, err = snapshot.ReadSegmentsByColumn[noteMeta](gctx, parent, format.NotesTable)
 		return err
 	})
 	g.Go(func() (err error) {
-		links, err = snapshot.ReadSegmentsContext[format.Link](gctx, parent, format.LinksTable)
+		links, err = snapshot.ReadSegmentsByColumn[format.Link](gctx, parent, format.LinksTable)
 		return err
 	})
 	g.Go(func() (err error) {
-		chunks, err = snapshot.ReadSegmentsContext[chunkMeta](gctx, parent, format.ChunksTable)
+		chunks, err = snapshot.ReadSegmentsByColumn[chunkMeta](gctx, parent, format.ChunksTable)
 		return err
 	})
 	if err := g.Wait(); err != nil {

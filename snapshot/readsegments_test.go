@@ -53,7 +53,7 @@ func TestReadSegmentsInPlace(t *testing.T) {
 		if !slices.EqualFunc(got, want, linkEqual) {
 			t.Errorf("%s: read %+v, want %+v", tc.name, got, want)
 		}
-		_, inPlace, err := readSegmentsInPlace[format.Link](t.Context(), s, s.Segments(format.LinksTable))
+		_, inPlace, err := readSegmentsInPlace[format.Link](t.Context(), s, s.Segments(format.LinksTable), false)
 		if err != nil || inPlace != tc.inPlace {
 			t.Errorf("%s: read in place %v (err %v), want %v", tc.name, inPlace, err, tc.inPlace)
 		}

@@ -78,7 +78,7 @@ func ReadTable[T any](path string) ([]T, error) {
 const readBatch = 256
 
 func readTable[T any](path string) ([]T, error) {
-	return readTableInto[T](path, nil)
+	return readTableInto[T](path, nil, false)
 }
 
 // errOtherRows is readTableInto's error for a file that holds another
@@ -87,8 +87,9 @@ var errOtherRows = errors.New("the file holds another number of rows")
 
 // readTableInto is readTable decoding into into, which must have exactly
 // as many rows as the file (else it fails with errOtherRows); with into
-// nil it allocates them.
-func readTableInto[T any](path string, into []T) ([]T, error) {
+// nil it allocates them. With byColumn it decodes column by column
+// (decodeByColumn) when T and the file allow.
+func readTableInto[T any](path string, into []T, byColumn bool) ([]T, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -107,6 +108,11 @@ func readTableInto[T any](path string, into []T) ([]T, error) {
 		rows = make([]T, pf.NumRows())
 	} else if int64(len(into)) != pf.NumRows() {
 		return nil, errOtherRows
+	}
+	if byColumn {
+		if ok, err := decodeByColumn(pf, rows); ok || err != nil {
+			return rows, err
+		}
 	}
 	r := parquet.NewGenericReader[T](pf)
 	defer r.Close()
@@ -150,8 +156,22 @@ func ReadSegments[T any](s *Snapshot, table string) ([]T, error) {
 // ReadSegmentsContext is ReadSegments, stopping between segments once ctx
 // is done (with its error).
 func ReadSegmentsContext[T any](ctx context.Context, s *Snapshot, table string) ([]T, error) {
+	return readSegments[T](ctx, s, table, false)
+}
+
+// ReadSegmentsByColumn is ReadSegmentsContext decoding column by column
+// where it can: several times faster for the links, notes and chunks
+// tables, whose rows an edit reads whole. The strings of a column share
+// one allocation per page, so that keeping one row's string keeps its
+// page's: for a caller that keeps (nearly) every row, as an edit's reuse
+// of the parent's rows does.
+func ReadSegmentsByColumn[T any](ctx context.Context, s *Snapshot, table string) ([]T, error) {
+	return readSegments[T](ctx, s, table, true)
+}
+
+func readSegments[T any](ctx context.Context, s *Snapshot, table string, byColumn bool) ([]T, error) {
 	segs := s.Segments(table)
-	if rows, ok, err := readSegmentsInPlace[T](ctx, s, segs); ok || err != nil {
+	if rows, ok, err := readSegmentsInPlace[T](ctx, s, segs, byColumn); ok || err != nil {
 		return rows, err
 	}
 	parts := make([][]T, len(segs))
@@ -162,8 +182,11 @@ func ReadSegmentsContext[T any](ctx context.Context, s *Snapshot, table string) 
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			parts[i], err = ReadTable[T](filepath.Join(s.Dir, seg.File))
-			return err
+			path := filepath.Join(s.Dir, seg.File)
+			if parts[i], err = readTableInto[T](path, nil, byColumn); err != nil {
+				return fmt.Errorf("read table %s: %w", filepath.Base(path), err)
+			}
+			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -181,7 +204,7 @@ func ReadSegmentsContext[T any](ctx context.Context, s *Snapshot, table string) 
 // a sixth of decoding the parent's links at 10,000 notes). It reports
 // false when a count is missing or a file holds another number of rows,
 // for the caller to read the segments as they are.
-func readSegmentsInPlace[T any](ctx context.Context, s *Snapshot, segs []format.TableSegment) ([]T, bool, error) {
+func readSegmentsInPlace[T any](ctx context.Context, s *Snapshot, segs []format.TableSegment, byColumn bool) ([]T, bool, error) {
 	if len(segs) < 2 {
 		return nil, false, nil
 	}
@@ -204,7 +227,7 @@ func readSegmentsInPlace[T any](ctx context.Context, s *Snapshot, segs []format.
 				return err
 			}
 			path := filepath.Join(s.Dir, seg.File)
-			if _, err := readTableInto(path, part); err != nil {
+			if _, err := readTableInto(path, part, byColumn); err != nil {
 				if errors.Is(err, errOtherRows) {
 					return err
 				}
