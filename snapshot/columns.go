@@ -236,6 +236,9 @@ func eachPage(pf *parquet.File, col int, fn func(p parquet.Page) error) error {
 				return err
 			}
 			err = fn(p)
+			// fn copies what it keeps: the page's buffers go back to
+			// parquet-go's pool for the next page to decompress into.
+			parquet.Release(p)
 			if err != nil {
 				pages.Close()
 				return err
