@@ -207,3 +207,49 @@ func TestADamagedParentVectorFileIsNotReused(t *testing.T) {
 		}
 	}
 }
+
+// TestADamagedNewestIsNotUnchanged: a run over an unchanged vault whose
+// newest snapshot is damaged in place (same size, so it still opens by
+// sizes) publishes a good snapshot after it instead of calling the damaged
+// one unchanged, and gc with --keep 1 then removes the damaged one (review5
+// F3: index printed "unchanged" with the damaged id, and gc removed the
+// only good snapshot). A snapshot newer than the parent that does not open
+// at all does the same.
+func TestADamagedNewestIsNotUnchanged(t *testing.T) {
+	vault := t.TempDir()
+	if _, err := vaultgen.Generate(vault, vaultgen.Config{Notes: 300, Seed: 7}); err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	first := openSnap(t, run(t, vault, data).Dir)
+	damage(t, filepath.Join(first.Dir, first.Manifest.Tables[format.NotesTable][0].File))
+
+	var logged bytes.Buffer
+	second := run(t, vault, data, func(o *Options) { o.Log = slog.New(slog.NewTextHandler(&logged, nil)) })
+	if second.Unchanged || second.ID <= first.ID {
+		t.Fatalf("over a damaged newest snapshot: unchanged %v, id %s after %s", second.Unchanged, second.ID, first.ID)
+	}
+	if !strings.Contains(logged.String(), "damaged") {
+		t.Errorf("no warning that the newest snapshot is damaged:\n%s", logged.String())
+	}
+	assertVerifies(t, second.Dir)
+	assertSameTables(t, openSnap(t, run(t, vault, t.TempDir()).Dir), openSnap(t, second.Dir))
+
+	res, err := snapshot.GC(t.Context(), data, snapshot.GCOptions{Keep: 1})
+	if err != nil || !slices.Equal(res.Removed, []string{first.ID}) {
+		t.Fatalf("gc --keep 1 = %+v, %v; want the damaged %s removed", res, err, first.ID)
+	}
+	if third := run(t, vault, data); !third.Unchanged || third.ID != second.ID {
+		t.Errorf("over a good newest snapshot: unchanged %v, id %s; want %s unchanged", third.Unchanged, third.ID, second.ID)
+	}
+
+	// A newest snapshot that does not open (a file gone): the run builds
+	// on the one before it and publishes after it.
+	broken := openSnap(t, run(t, vault, data, func(o *Options) { o.Full = true }).Dir)
+	must(t, os.Remove(filepath.Join(broken.Dir, broken.Manifest.Tables[format.LinksTable][0].File)))
+	fourth := run(t, vault, data)
+	if fourth.Unchanged || fourth.ID <= broken.ID {
+		t.Fatalf("over a newest snapshot that does not open: unchanged %v, id %s after %s", fourth.Unchanged, fourth.ID, broken.ID)
+	}
+	assertVerifies(t, fourth.Dir)
+}

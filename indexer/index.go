@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -104,7 +106,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	var retry []string
-	if parent != nil && !opts.Full && sameInputs(parent, read, walkWarnings, opts) && sameRepos(parent.Manifest.Repos, repos) {
+	if parent != nil && !opts.Full && sameInputs(parent, read, walkWarnings, opts) && sameRepos(parent.Manifest.Repos, repos) &&
+		servable(parent, newest, opts.Log) {
 		var rebuild bool
 		if retry, rebuild = pendingWork(parent, opts.Stages); !rebuild && len(retry) == 0 {
 			opts.Log.Debug("vault unchanged", "snapshot", parent.ID)
@@ -362,6 +365,26 @@ func findParent(data string, opts Options) (*snapshot.Snapshot, string, error) {
 		return nil, newest, nil
 	}
 	return parent, newest, err
+}
+
+// servable reports whether parent is the snapshot the servers serve: the
+// newest one, every file hashing as its manifest records (the readers'
+// VerifyFast). Only then may a run that finds the vault unchanged publish
+// nothing. A damaged newest snapshot (a flipped byte keeps its size, so
+// findParent's size check opens it), or one newer than parent that does
+// not open, makes the run publish a snapshot from the vault, built on
+// parent's intact files, which sorts after the damaged one: the newest
+// snapshot is good again, and gc can remove the damaged one.
+func servable(parent *snapshot.Snapshot, newest string, log *slog.Logger) bool {
+	if parent.ID != newest {
+		log.Warn("the newest snapshot does not open; publishing one from the vault after it", "newest", newest, "built_on", parent.ID)
+		return false
+	}
+	if err := parent.CheckFiles(snapshot.OpenOptions{VerifyFast: true}, slices.Collect(maps.Keys(parent.Manifest.Files))...); err != nil {
+		log.Warn("the newest snapshot is damaged; publishing one from the vault after it", "err", err)
+		return false
+	}
+	return true
 }
 
 // indexerKinds are the warnings a run finds again every time (walking,

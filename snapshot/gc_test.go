@@ -108,6 +108,27 @@ func TestGCKeepsNewestIntact(t *testing.T) {
 	}
 }
 
+// A byte flipped in place keeps the file's size: gc checks hashes, as the
+// servers do, before it calls a snapshot the newest that opens (review5
+// F3: it kept the damaged newest and removed the good one).
+func TestGCKeepsNewestIntactWhenDamageKeepsTheSize(t *testing.T) {
+	data := t.TempDir()
+	all := publishN(t, data, 3)
+	p := filepath.Join(Dir(data, all[2]), format.NotesFile)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0xff
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := GC(context.Background(), data, GCOptions{Keep: 1})
+	if err != nil || !slices.Equal(res.Removed, all[:1]) || !slices.Equal(res.Kept, all[1:]) {
+		t.Fatalf("GC = %+v, %v; want %s removed, the damaged %s and the intact %s kept", res, err, all[0], all[2], all[1])
+	}
+}
+
 func TestGCRefuses(t *testing.T) {
 	data := t.TempDir()
 	publishN(t, data, 2)
