@@ -91,8 +91,9 @@ type Symbol struct {
 	Kind    string `parquet:"kind,dict" json:"kind"`
 	Line    int32  `parquet:"line" json:"line"`
 	EndLine int32  `parquet:"end_line" json:"end_line"`
-	// Calls are the names the body calls (last part only), resolved to
-	// calls edges by name within the repository.
+	// Calls are the names the body calls (last part only; "." before a
+	// name called as a member, x.f()), resolved to calls edges by name
+	// within the repository.
 	Calls []string `parquet:"calls,list,plain" json:"calls"`
 }
 

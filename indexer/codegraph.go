@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
@@ -263,15 +264,19 @@ type codeLinker struct {
 	out     []format.Edge
 	ordinal map[edgeKey]int
 	imports map[string][]string // file id -> imported file ids
+	pathOf  map[string]string   // file id -> path
+	langOf  map[string]string   // file id -> language
 }
 
 func newCodeLinker(repo string, files []format.CodeFile, symbols []format.Symbol) *codeLinker {
 	lk := &codeLinker{repo: repo, files: files, symbols: symbols, byPath: map[string]*format.CodeFile{},
 		byDir: map[string][]*format.CodeFile{}, byBase: map[string][]*format.CodeFile{}, pyByEnd: map[string][]*format.CodeFile{}, byName: map[string][]*format.Symbol{},
-		modules: map[string]string{}, ordinal: map[edgeKey]int{}, imports: map[string][]string{}}
+		modules: map[string]string{}, ordinal: map[edgeKey]int{}, imports: map[string][]string{},
+		pathOf: map[string]string{}, langOf: map[string]string{}}
 	for i := range files {
 		f := &files[i]
 		lk.byPath[f.Path] = f
+		lk.pathOf[f.ID], lk.langOf[f.ID] = f.Path, f.Language
 		if f.Language == code.LangGo {
 			lk.byDir[path.Dir(f.Path)] = append(lk.byDir[path.Dir(f.Path)], f)
 		}
@@ -412,16 +417,48 @@ func commonPrefix(a, b string) int {
 
 // resolveCall finds the symbol a call names: one in the caller's file,
 // else one in a file the caller's file imports, else the only one of that
-// name in the repository.
-func (lk *codeLinker) resolveCall(caller *format.Symbol, name string) *format.Symbol {
+// name in the repository, among the symbols the call can name. A bare
+// call (f()) never names a method; in Go it names a function of the
+// caller's package or a builtin (len, append), so it looks nowhere else.
+// A Go name in lower case is the package's own: a member call of it
+// (x.f()) names a method or function of the caller's package only.
+func (lk *codeLinker) resolveCall(caller *format.Symbol, call string) *format.Symbol {
+	name, member := strings.CutPrefix(call, code.MemberCall)
 	cands := lk.byName[name]
 	if len(cands) == 0 {
 		return nil
 	}
+	callerDir := path.Dir(lk.pathOf[caller.File])
+	goCaller := lk.langOf[caller.File] == code.LangGo
+	samePackage := func(c *format.Symbol) bool { return path.Dir(lk.pathOf[c.File]) == callerDir }
+	can := func(c *format.Symbol) bool {
+		method := strings.Contains(c.Name, ".")
+		switch {
+		case !member && method:
+			return false
+		case !goCaller:
+			return true
+		case !member:
+			return samePackage(c) // f(): a function of the package
+		case !isExported(name):
+			return method && samePackage(c) // x.f(): a method of the package's own
+		case !method:
+			return !samePackage(c) // pkg.F(): a function of another package
+		}
+		return true // x.F(): an exported method
+	}
+	cands = slices.DeleteFunc(slices.Clone(cands), func(c *format.Symbol) bool { return !can(c) })
 	for _, c := range cands {
 		if c.File == caller.File {
 			return c
 		}
+	}
+	if goCaller && !member {
+		// Another file of the package: the only function of that name.
+		if len(cands) == 1 {
+			return cands[0]
+		}
+		return nil
 	}
 	imported := lk.imports[caller.File]
 	var hit *format.Symbol
@@ -440,6 +477,13 @@ func (lk *codeLinker) resolveCall(caller *format.Symbol, name string) *format.Sy
 		return cands[0]
 	}
 	return nil
+}
+
+// isExported reports whether a Go name is exported (begins with an upper
+// case letter).
+func isExported(name string) bool {
+	r, _ := utf8.DecodeRuneInString(name)
+	return unicode.IsUpper(r)
 }
 
 // sortCodeEdges orders edges by source, type and target, for stable tables.

@@ -437,3 +437,34 @@ func TestGeneratedFileLinksResolve(t *testing.T) {
 		t.Errorf("calls from the generated file: %v (want none); calls into it: %v (want Caller's)", calledFromGenerated, callsIntoGenerated)
 	}
 }
+
+// TestGoCallsResolveAsGoDoes: a bare call names a function of the caller's
+// package or a builtin, never a method (review5 F1: every len(x) of a
+// repository became a calls edge to the one method named len); a lower
+// case name never crosses a package; pkg.F() names the other package's
+// function and x.M() a method.
+func TestGoCallsResolveAsGoDoes(t *testing.T) {
+	repoDir := t.TempDir()
+	r := gitrepotest.New(t, repoDir)
+	r.Commit("init", map[string]string{
+		"go.mod":           "module example.com/r\n\ngo 1.22\n",
+		"watch/watches.go": "package watch\n\ntype watches struct{ m map[string]int }\n\nfunc (w *watches) len() int { return len(w.m) }\n\nfunc (w *watches) Add(p string) { w.m[p] = w.len() }\n\nfunc helper() {}\n",
+		"watch/backend.go": "package watch\n\nfunc handle(w *watches) { helper(); _ = w.len(); w.Add(\"x\") }\n",
+		"main.go":          "package main\n\nimport \"example.com/r/watch\"\n\nfunc helper() {}\n\nfunc main() { s := []int{1}; _ = len(s); helper(); watch.Start() }\n",
+		"watch/start.go":   "package watch\n\nfunc Start() { _ = make([]int, 3) }\n",
+	})
+	vault := writeVault(t, map[string]string{"Design.md": "# Design\n\nSee [[code:app/main.go]].\n"})
+	res := codeRun(t, vault, t.TempDir(), repoDir)
+	got := edgeSet(t, res.Dir, format.TypeCalls)
+	want := []string{
+		"code:app/main.go#main -calls-> code:app/main.go#helper",
+		"code:app/main.go#main -calls-> code:app/watch/start.go#Start",
+		"code:app/watch/backend.go#handle -calls-> code:app/watch/watches.go#helper",
+		"code:app/watch/backend.go#handle -calls-> code:app/watch/watches.go#watches.Add",
+		"code:app/watch/backend.go#handle -calls-> code:app/watch/watches.go#watches.len",
+		"code:app/watch/watches.go#watches.Add -calls-> code:app/watch/watches.go#watches.len",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("calls edges (-want +got):\n%s", diff)
+	}
+}

@@ -82,7 +82,7 @@ func goCalls(body *ast.BlockStmt) []string {
 		case *ast.Ident:
 			calls = appendNew(calls, fn.Name)
 		case *ast.SelectorExpr:
-			calls = appendNew(calls, fn.Sel.Name)
+			calls = appendNew(calls, MemberCall+fn.Sel.Name)
 		}
 		return true
 	})

@@ -9,7 +9,13 @@ import (
 
 // Revision is the revision of the code reader. A snapshot records it; a run
 // with another revision reads every file again instead of reusing its rows.
-const Revision = 3
+const Revision = 4
+
+// MemberCall marks a call of a member (Go's x.F(), Python's x.f(),
+// JavaScript's x.f()) in Symbol.Calls: ".F". A name without it was called
+// bare (f()), which in Go names a function of the same package or a
+// builtin, never a method. Revision 4 added the mark.
+const MemberCall = "."
 
 // Languages, as recorded in CodeFile.Language.
 const (
@@ -36,7 +42,8 @@ type Symbol struct {
 	Kind    string
 	Line    int // 1-based first line
 	EndLine int
-	// Calls are the names this symbol's body calls, last part only
+	// Calls are the names this symbol's body calls, last part only,
+	// with MemberCall before those called as a member
 	// (x.y.run() calls "run"), without duplicates, in order of first call.
 	Calls []string
 }

@@ -45,7 +45,7 @@ class Runner(Base):
 `,
 			symbols: []string{"function schedule_daily", "class Runner", "method Runner.run"},
 			imports: []string{"os", "json", ".podcast:generate_daily", "..util.clock:now", ".:settings"},
-			calls:   map[string][]string{"schedule_daily": {"already_ran", "generate_daily", "now"}, "Runner.run": {"step", "join"}},
+			calls:   map[string][]string{"schedule_daily": {"already_ran", "generate_daily", "now"}, "Runner.run": {".step", ".join"}},
 		},
 		{
 			path: "web/src/player.tsx",
@@ -66,7 +66,7 @@ export class Queue {
 `,
 			symbols: []string{"interface Props", "type Mode", "function Player", "function usePlayer", "class Queue", "method Queue.push"},
 			imports: []string{"react", "./api", "./helpers", "./lazy"},
-			calls:   map[string][]string{"Player": {"fetchEpisode"}, "usePlayer": {"Audio", "load"}, "Queue.push": {"add"}},
+			calls:   map[string][]string{"Player": {"fetchEpisode"}, "usePlayer": {"Audio", "load"}, "Queue.push": {".add"}},
 		},
 		{
 			path: "pkg/feed/feed_test.go",
@@ -87,7 +87,7 @@ func TestPoll(t *testing.T) { (&Feed{}).Poll() }
 `,
 			symbols: []string{"type Feed", "interface Source", "method Feed.Poll", "function init", "function TestPoll"},
 			imports: []string{"testing", "example.com/m/pkg/clock"},
-			calls:   map[string][]string{"Feed.Poll": {"Now", "fetch"}, "init": {"setup"}, "TestPoll": {"Poll"}},
+			calls:   map[string][]string{"Feed.Poll": {".Now", ".fetch"}, "init": {"setup"}, "TestPoll": {".Poll"}},
 			test:    true,
 		},
 		{path: "README.md", src: "# hi\n\ntext", symbols: nil, imports: nil},

@@ -79,8 +79,12 @@ func pythonCalls(body *sitter.Node, src []byte) []string {
 	var calls []string
 	walk(body, func(n *sitter.Node) bool {
 		if n.Type() == "call" {
-			if fn := n.ChildByFieldName("function"); fn != nil && (fn.Type() == "identifier" || fn.Type() == "attribute") {
-				calls = appendNew(calls, lastName(fn.Content(src)))
+			switch fn := n.ChildByFieldName("function"); {
+			case fn == nil:
+			case fn.Type() == "identifier":
+				calls = appendNew(calls, fn.Content(src))
+			case fn.Type() == "attribute":
+				calls = appendNew(calls, MemberCall+lastName(fn.Content(src)))
 			}
 		}
 		return true

@@ -86,7 +86,7 @@ func tsCalls(body *sitter.Node, src []byte) []string {
 				case "identifier":
 					calls = appendNew(calls, fn.Content(src))
 				case "member_expression":
-					calls = appendNew(calls, field(fn, "property", src))
+					calls = appendNew(calls, MemberCall+field(fn, "property", src))
 				}
 			}
 		}
