@@ -492,6 +492,27 @@ func TestCredentialsNeverInErrors(t *testing.T) {
 	}
 }
 
+// An access key the store does not know: versitygw answers 404
+// XAdminUserNotFound, which was taken for "no such object" (review5 F10:
+// push said a lock PUT found no such object). A put never means that.
+func TestUnknownAccessKeyIsNotAMissingObject(t *testing.T) {
+	e := newEnv(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", "NOSUCHKEY")
+	loc, _ := bucket.ParseURL("s3://" + e.name + "/p")
+	b, err := s3bucket.Open(s3test.Context(t), loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for op, err := range map[string]error{
+		"put":  b.Put(s3test.Context(t), "locks/x.json", strings.NewReader("{}"), 2, bucket.PutOptions{}),
+		"list": func() error { _, err := b.List(s3test.Context(t), ""); return err }(),
+	} {
+		if err == nil || errors.Is(err, bucket.ErrNotFound) || !strings.Contains(err.Error(), "AWS_ACCESS_KEY_ID") {
+			t.Errorf("%s with an unknown access key: %v; want an error naming AWS_ACCESS_KEY_ID", op, err)
+		}
+	}
+}
+
 func TestParseURL(t *testing.T) {
 	for _, tc := range []struct {
 		in, bucket, prefix string

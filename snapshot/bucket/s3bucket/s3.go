@@ -159,12 +159,25 @@ func (b *Bucket) wrap(op, key string, err error) error {
 	switch {
 	case errors.As(err, &nsb) || code == "NoSuchBucket":
 		return fmt.Errorf("%s %s: the bucket %s does not exist (create it, or check the URL and AWS_ENDPOINT_URL_S3): %w", op, where, b.loc.Bucket, err)
-	case errors.As(err, &nsk) || errors.As(err, &nf) || code == "NoSuchKey" || code == "NotFound" || (status == http.StatusNotFound && op != "list"):
+	case unknownKey(code):
+		return fmt.Errorf("%s %s: access denied: the store knows no such access key; check AWS_ACCESS_KEY_ID (or AWS_PROFILE, ~/.aws/credentials): %w", op, where, err)
+	case op != "put" && op != "list" && (errors.As(err, &nsk) || errors.As(err, &nf) || code == "NoSuchKey" || code == "NotFound" ||
+		(status == http.StatusNotFound && code == "")):
+		// A put never means "no such object", and a 404 with a code of
+		// its own (a store's unknown user) is that error, kept with its
+		// message.
 		return fmt.Errorf("%s %s: %w", op, where, bucket.ErrNotFound)
 	case code == "PreconditionFailed" || code == "ConditionalRequestConflict" || status == http.StatusPreconditionFailed:
 		return fmt.Errorf("%s %s: %w", op, where, bucket.ErrExists)
-	case code == "AccessDenied" || code == "InvalidAccessKeyId" || code == "SignatureDoesNotMatch" || status == http.StatusForbidden:
+	case code == "AccessDenied" || code == "SignatureDoesNotMatch" || status == http.StatusForbidden:
 		return fmt.Errorf("%s %s: access denied: check the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE or ~/.aws/credentials) and the bucket's policy: %w", op, where, err)
 	}
 	return fmt.Errorf("%s %s: %w", op, where, err)
+}
+
+// unknownKey reports whether a store's error code says the access key id
+// is unknown: S3's InvalidAccessKeyId (403), or a 404 some stores send
+// instead, such as versitygw's XAdminUserNotFound.
+func unknownKey(code string) bool {
+	return code == "InvalidAccessKeyId" || code == "XAdminUserNotFound"
 }
