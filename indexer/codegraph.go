@@ -500,10 +500,26 @@ func sortCodeEdges(edges []format.Edge) {
 	})
 }
 
+// warnDroppedRepos warns about each repository the parent snapshot indexed
+// that this run does not: a run by hand without the --repo flags a timer's
+// run has publishes a snapshot without that code, and servers swap to it.
+func warnDroppedRepos(parent *snapshot.Snapshot, repos []repoInput, opts Options) {
+	if parent == nil {
+		return
+	}
+	for _, r := range parent.Manifest.Repos {
+		if !slices.ContainsFunc(repos, func(in repoInput) bool { return in.spec.Name == r.Name }) {
+			opts.Log.Warn("the parent snapshot indexed a repository this run does not; its code is left out of the new snapshot (add --repo NAME=PATH to keep it)",
+				"repo", r.Name, "path", r.Root, "parent", parent.ID)
+		}
+	}
+}
+
 // addCode builds the code half of the tables: the repositories' rows and
 // the edges of notes to code. It does nothing when no repository is indexed
 // and no note links to code.
 func (t *tables) addCode(ctx context.Context, repos []repoInput, parent *snapshot.Snapshot, opts Options) error {
+	warnDroppedRepos(parent, repos, opts)
 	if len(repos) == 0 && len(t.codeLinks) == 0 {
 		return nil
 	}

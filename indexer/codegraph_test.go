@@ -1,10 +1,12 @@
 package indexer
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -466,5 +468,53 @@ func TestGoCallsResolveAsGoDoes(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("calls edges (-want +got):\n%s", diff)
+	}
+}
+
+// TestARunWithoutTheParentsRepository: a run without the --repo the
+// parent had says so in one warning naming the repository, and its code
+// links' warnings say no repository of that name is indexed, not that the
+// file does not exist (review5 F4). A link to a method by its bare name
+// suggests the method (review5 F5).
+func TestARunWithoutTheParentsRepository(t *testing.T) {
+	repoDir := t.TempDir()
+	r := gitrepotest.New(t, repoDir)
+	r.Commit("init", map[string]string{
+		"go.mod":       "module example.com/r\n\ngo 1.22\n",
+		"w/inotify.go": "package w\n\ntype inotify struct{}\n\nfunc (i *inotify) handleEvent() {}\n\nfunc readEvents() {}\n",
+	})
+	vault := writeVault(t, map[string]string{"Bug.md": "# Bug\n\naffects:: [[code:app/w/inotify.go#handleEvent]]\nalso:: [[code:app/w/inotify.go#readEvent]]\nsee:: [[code:app/w/inotify.go]]\n"})
+	data := t.TempDir()
+	first := codeRun(t, vault, data, repoDir)
+	var msgs []string
+	for _, w := range first.Manifest.Warnings {
+		if w.Kind == format.WarnUnresolvedCodeLink {
+			msgs = append(msgs, w.Message)
+		}
+	}
+	wantMsgs := []string{
+		"affects:: code:app/w/inotify.go#handleEvent: the file has no symbol handleEvent; did you mean inotify.handleEvent?",
+		"also:: code:app/w/inotify.go#readEvent: the file has no symbol readEvent; did you mean readEvents?",
+	}
+	if diff := cmp.Diff(wantMsgs, msgs); diff != "" {
+		t.Errorf("warnings with the repository (-want +got):\n%s", diff)
+	}
+
+	var logged bytes.Buffer
+	second := run(t, vault, data, func(o *Options) { o.Log = slog.New(slog.NewTextHandler(&logged, nil)) })
+	if !strings.Contains(logged.String(), "the parent snapshot indexed a repository this run does not") || !strings.Contains(logged.String(), "repo=app") {
+		t.Errorf("no warning that repository app was left out:\n%s", logged.String())
+	}
+	n := 0
+	for _, w := range second.Manifest.Warnings {
+		if w.Kind == format.WarnUnresolvedCodeLink {
+			n++
+			if !strings.Contains(w.Message, "no repository named app is indexed in this run") {
+				t.Errorf("warning %q; want it to say no repository app is indexed", w.Message)
+			}
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d unresolved code links without the repository, want 3", n)
 	}
 }

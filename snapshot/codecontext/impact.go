@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/vaultgraph/vaultgraph/format"
 )
@@ -56,13 +57,21 @@ func (ix *Index) suggest(id string) string {
 	if sym != "" {
 		want = sym
 	}
-	var cands []string
+	var cands, inFile []string
 	for _, nd := range ix.nodes {
-		if (nd.kind == KindFile && nd.path == want) || (nd.kind == KindSymbol && nd.title == want) || (nd.kind == KindFile && sym == "" && len(nd.path) > len(p) && nd.path[len(nd.path)-len(p):] == p) {
+		// A method named by its bare name (handleEvent for
+		// inotify.handleEvent), as an agent that read its source writes
+		// it, in the file the id names first.
+		method := nd.kind == KindSymbol && sym != "" && strings.HasSuffix(nd.title, "."+sym)
+		if method && strings.HasPrefix(nd.id, id[:len(id)-len(sym)]) {
+			inFile = append(inFile, nd.id)
+		} else if method || (nd.kind == KindFile && nd.path == want) || (nd.kind == KindSymbol && nd.title == want) || (nd.kind == KindFile && sym == "" && len(nd.path) > len(p) && nd.path[len(nd.path)-len(p):] == p) {
 			cands = append(cands, nd.id)
 		}
 	}
+	sort.Strings(inFile)
 	sort.Strings(cands)
+	cands = append(inFile, cands...)
 	if len(cands) > 3 {
 		cands = cands[:3]
 	}

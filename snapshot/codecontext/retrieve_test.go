@@ -527,3 +527,19 @@ func TestMustReadSaysWhatItUses(t *testing.T) {
 		}
 	}
 }
+
+// An anchor naming a method by its bare name, as an agent that read
+// func (q *queue) push() writes it, is refused with the method's id
+// (review5 F5).
+func TestImpactSuggestsTheMethod(t *testing.T) {
+	s := podcastSnapshot(t, map[string]string{"uploader/queue.go": "package uploader\n\ntype queue struct{}\n\nfunc (q *queue) push() {}\n"})
+	ix, err := codecontext.Open(s, codecontext.Sources{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	_, err = ix.Impact(context.Background(), codecontext.ImpactRequest{ID: "code:app/uploader/queue.go#push"})
+	if !errors.Is(err, codecontext.ErrUnknownCode) || !strings.Contains(err.Error(), "did you mean [code:app/uploader/queue.go#queue.push]") {
+		t.Errorf("Impact of a method by its bare name: %v; want it to suggest code:app/uploader/queue.go#queue.push", err)
+	}
+}
