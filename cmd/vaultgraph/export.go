@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/vaultgraph/vaultgraph/snapshot/archive"
 )
@@ -236,10 +237,9 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
+// isTerminal reports whether f is a terminal. A character device is not
+// one by itself: /dev/null is one too (review5 F16).
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // writeFileAtomic writes a file of mode perm through a temporary file in
 // the same directory, fsynced and renamed into place, so that name never

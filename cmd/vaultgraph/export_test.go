@@ -98,3 +98,16 @@ func TestExportDelta(t *testing.T) {
 		t.Errorf("queries differ after a delta and a full import: %q, %q", a, b)
 	}
 }
+
+// /dev/null is a character device but no terminal: export > /dev/null
+// was refused as "a terminal" (review5 F16).
+func TestDevNullIsNoTerminal(t *testing.T) {
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skipf("no %s: %v", os.DevNull, err)
+	}
+	defer f.Close()
+	if isTerminal(f) {
+		t.Errorf("%s is taken for a terminal", os.DevNull)
+	}
+}
