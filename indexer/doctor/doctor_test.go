@@ -351,6 +351,22 @@ func TestFullDiskForReal(t *testing.T) {
 	expect(t, r, "data", doctor.Fail, "cannot be written")
 }
 
+// TestSnapshotsFolderNotWritable: the data directory's top may be written
+// but its snapshots folder not (a read-only mount over it stands in for a
+// wrong owner, which root would not notice): the doctor says so before an
+// index run fails on it (review5 F15).
+func TestSnapshotsFolderNotWritable(t *testing.T) {
+	vault := writeVault(t, demoNotes)
+	data := t.TempDir()
+	index(t, vault, data, nil)
+	snaps := snapshot.SnapshotsDir(data)
+	if err := syscall.Mount("tmpfs", snaps, "tmpfs", syscall.MS_RDONLY, "size=1m"); err != nil {
+		t.Skipf("cannot mount a tmpfs here (%v): the data check is covered by TestFullDiskForReal's read-only case", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(snaps, 0) })
+	expect(t, doctor.Run(context.Background(), offline(t, data, vault)), "data", doctor.Fail, snaps+" cannot be written")
+}
+
 // pagedSize is what dir takes on a tmpfs (every file and folder rounded
 // up to whole pages) and the sum of its files' sizes.
 func pagedSize(t *testing.T, dir string) (paged, raw int64) {

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/snapshot"
 )
 
 // checkVault: the vault is a readable folder of notes, and neither it nor
@@ -89,6 +90,18 @@ func (st *state) checkData(context.Context) Check {
 	if err := unix.Access(data, unix.W_OK); err != nil {
 		return fail(c, fmt.Sprintf("%s cannot be written: %v", data, err),
 			"the indexer needs to write here: fix its permissions or mount, or move it")
+	}
+	// The folders the indexer and the servers write in: a data directory
+	// restored from a backup or copied as another user often has them
+	// with the wrong owner while its top is right (review5 F15).
+	for _, sub := range []string{snapshot.SnapshotsDir(data), filepath.Join(data, format.LeasesDir)} {
+		if _, err := os.Stat(sub); err != nil {
+			continue
+		}
+		if err := unix.Access(sub, unix.W_OK); err != nil {
+			return fail(c, fmt.Sprintf("%s cannot be written: %v", sub, err),
+				"the indexer and the servers write here: fix its owner or permissions (chown -R the data directory to the user the indexer runs as)")
+		}
 	}
 	if n := notesOutsideSnapshots(data); n > 0 {
 		return fail(c, fmt.Sprintf("%s holds %d Markdown notes: it looks like a vault", data, n),
