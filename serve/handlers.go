@@ -128,6 +128,10 @@ type snapshotsStatus struct {
 	// LastFallback is the last time the served snapshot was found deleted
 	// from disk, and what was served instead.
 	LastFallback *store.Fallback `json:"last_fallback,omitempty"`
+	// SourceError is set while the source does not answer (a bucket
+	// whose credentials stopped working): what is served is as old as
+	// the last snapshot brought in before it.
+	SourceError *store.SourceError `json:"source_error,omitempty"`
 }
 
 type graphSummary struct {
@@ -184,7 +188,7 @@ func (s *Server) waitingStatus(c *fiber.Ctx, st *store.Store) error {
 		Capabilities: capabilities{Query: none, Search: none, Notes: none, Graph: none, Retrieve: none},
 		Server:       serverStatus{Version: s.opts.Version, Started: s.started, UptimeSeconds: now.Sub(s.started).Seconds()},
 		Snapshots: snapshotsStatus{Source: st.Source(), Seen: stats.Seen, Rejected: stats.Rejected, Swaps: stats.Swaps, Fallbacks: stats.Fallbacks,
-			Open: stats.Open, LastRejection: stats.LastRejection, LastFallback: stats.LastFallback},
+			Open: stats.Open, LastRejection: stats.LastRejection, LastFallback: stats.LastFallback, SourceError: stats.SourceError},
 		sidecarStatus: sidecarStatus{State: "starting"},
 	}
 	res.Vault, res.Vaults = s.vault(c).Name, s.vaultList()
@@ -209,7 +213,7 @@ func (s *Server) status(c *fiber.Ctx, snap *store.Snapshot) error {
 		Loaded: snap.Loaded, LoadMS: snap.LoadTime.Milliseconds(),
 		Server: serverStatus{Version: s.opts.Version, Started: s.started, UptimeSeconds: now.Sub(s.started).Seconds()},
 		Snapshots: snapshotsStatus{Source: s.vault(c).Store.Source(), Seen: st.Seen, Rejected: st.Rejected, Swaps: st.Swaps, Fallbacks: st.Fallbacks,
-			Open: st.Open, LastRejection: st.LastRejection, LastFallback: st.LastFallback},
+			Open: st.Open, LastRejection: st.LastRejection, LastFallback: st.LastFallback, SourceError: st.SourceError},
 	}
 	res.Vault, res.Vaults = s.vault(c).Name, s.vaultList()
 	res.sidecarStatus = sidecarStatusOf(snap)

@@ -97,6 +97,10 @@ func registerStore(reg prometheus.Registerer, st *store.Store) {
 			Help: "Snapshots that failed to open or verify and were skipped.",
 		}, stat(func(s store.Stats) int64 { return s.Rejected })),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "vaultgraph_source_errors_total",
+			Help: "Polls whose source did not answer (a bucket: credentials, network, the store down); the served snapshot stays, and nothing newer comes until it answers.",
+		}, stat(func(s store.Stats) int64 { return s.SourceErrors })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "vaultgraph_snapshots_seen_total",
 			Help: "Distinct snapshot ids found in the data directory.",
 		}, stat(func(s store.Stats) int64 { return s.Seen })),

@@ -120,6 +120,9 @@ type statusHistory struct {
 	// LastRejection says why the last snapshot that failed to open was
 	// skipped.
 	LastRejection string `json:"last_rejection,omitempty"`
+	// SourceError says the source (a bucket) has not answered since a
+	// time: nothing newer than what is served can come until it does.
+	SourceError string `json:"source_error,omitempty"`
 }
 
 func (s *Server) statusTool() *tool {
@@ -148,6 +151,10 @@ func (s *Server) runStatus(ctx context.Context, snap *store.Snapshot, _ mcp.Call
 		Snapshots: statusHistory{Seen: st.Seen, Rejected: st.Rejected, Swaps: st.Swaps}}
 	if st.LastRejection != nil {
 		out.Snapshots.LastRejection = st.LastRejection.ID + ": " + st.LastRejection.Reason
+	}
+	if e := st.SourceError; e != nil {
+		out.Snapshots.SourceError = fmt.Sprintf("%s has not answered since %s (%s): nothing newer than the served snapshot comes until it does: %s",
+			v.Store.Source(), e.Since.Format(time.RFC3339), plural(int(e.Failures), "failed poll"), e.Reason)
 	}
 	if s.vaults.Len() > 1 {
 		out.Vault, out.Vaults = v.Name, s.vaultList()

@@ -39,6 +39,11 @@ type Listing struct {
 	// snapshot that did not download or verify). They are never served;
 	// each is tried again by the next List.
 	Failed []Rejection
+	// SourceErr is why the source could not be asked for anything new (a
+	// bucket that did not answer: credentials, network, the store down)
+	// while Entries, what the cache holds, still serve. Nil when it
+	// answered.
+	SourceErr error
 }
 
 // Local is the source of a local data directory.
@@ -87,6 +92,7 @@ func (b *bucketSource) List(ctx context.Context) (Listing, error) {
 		if b.mr.Log != nil {
 			b.mr.Log.Warn("listing the bucket failed; serving from the cache, retrying on the next poll", "bucket", b.String(), "err", syncErr)
 		}
+		l.SourceErr = syncErr
 	}
 	return l, ctx.Err()
 }

@@ -180,4 +180,16 @@ func TestBucketSource(t *testing.T) {
 	if res := refresh(t, st2); res.Current != r3.ID {
 		t.Errorf("refresh with the bucket gone = %+v, want the cached %s", res, r3.ID)
 	}
+	// ...and the failing polls show in the stats (/status, vault_status,
+	// vaultgraph_source_errors_total), not only in the log (review5 F18).
+	first := st2.Stats().SourceError
+	refresh(t, st2)
+	e := st2.Stats()
+	if first == nil || e.SourceError == nil || e.SourceErrors != 2 || e.SourceError.Failures != 2 || !e.SourceError.Since.Equal(first.Since) ||
+		!strings.Contains(e.SourceError.Reason, "does not exist") {
+		t.Errorf("stats after two polls of a bucket that does not answer: %+v (first %+v)", e, first)
+	}
+	if e := st.Stats(); e.SourceError != nil || e.SourceErrors != 0 {
+		t.Errorf("a bucket that answers: %+v", e)
+	}
 }

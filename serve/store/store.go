@@ -72,6 +72,20 @@ type Store struct {
 	nSeen, nRejected, nSwaps, nOpen, nFallbacks atomic.Int64
 	lastRejection                               atomic.Pointer[Rejection]
 	lastFallback                                atomic.Pointer[Fallback]
+	nSourceErrors                               atomic.Int64
+	sourceErr                                   atomic.Pointer[SourceError]
+}
+
+// SourceError is a source that stopped answering (a bucket whose
+// credentials expired, or that is unreachable): the server keeps serving
+// what it has, and says since when nothing newer could come.
+type SourceError struct {
+	Reason string `json:"reason"`
+	// Since is the first failed poll of this run of failures, At the
+	// latest; Failures counts them.
+	Since    time.Time `json:"since"`
+	At       time.Time `json:"at"`
+	Failures int64     `json:"failures"`
 }
 
 // rejection remembers a snapshot that failed, with the signature of its
@@ -214,6 +228,7 @@ func (st *Store) refresh(ctx context.Context, retry bool) (RefreshResult, error)
 	if err != nil {
 		return res, err
 	}
+	st.noteSourceErr(listing.SourceErr)
 	entries := listing.Entries
 	for _, r := range listing.Failed {
 		res.Rejected = append(res.Rejected, st.rejectFetch(r))
@@ -417,6 +432,26 @@ type Stats struct {
 	LastRejection *Rejection
 	// LastFallback is the most recent fallback, nil when none.
 	LastFallback *Fallback
+	// SourceErrors counts polls whose source did not answer; SourceError
+	// is the current run of them, nil once the source answers again.
+	SourceErrors int64
+	SourceError  *SourceError
+}
+
+// noteSourceErr records a poll's source error, or clears the record when
+// the source answered.
+func (st *Store) noteSourceErr(err error) {
+	if err == nil {
+		st.sourceErr.Store(nil)
+		return
+	}
+	st.nSourceErrors.Add(1)
+	now := time.Now().UTC()
+	e := &SourceError{Reason: err.Error(), Since: now, At: now, Failures: 1}
+	if prev := st.sourceErr.Load(); prev != nil {
+		e.Since, e.Failures = prev.Since, prev.Failures+1
+	}
+	st.sourceErr.Store(e)
 }
 
 // Stats returns the store's counters.
@@ -425,5 +460,6 @@ func (st *Store) Stats() Stats {
 		Current: st.Current(), Seen: st.nSeen.Load(), Rejected: st.nRejected.Load(),
 		Swaps: st.nSwaps.Load(), Fallbacks: st.nFallbacks.Load(), Open: st.nOpen.Load(),
 		LastRejection: st.lastRejection.Load(), LastFallback: st.lastFallback.Load(),
+		SourceErrors: st.nSourceErrors.Load(), SourceError: st.sourceErr.Load(),
 	}
 }
