@@ -20,7 +20,8 @@ type Commit struct {
 // History returns up to n commits reachable from HEAD, newest first,
 // following first parents only (a merge's changes are its first parent's
 // diff), each with the paths it changed. A repository without commits has
-// none.
+// none; a shallow clone's history ends before its boundary commit, whose
+// parent it lacks.
 func (r *Repo) History(ctx context.Context, n int) ([]Commit, error) {
 	ref, err := r.repo.Head()
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
@@ -46,6 +47,12 @@ func (r *Repo) History(ctx context.Context, n int) ([]Commit, error) {
 		var parentTree *object.Tree
 		if c.NumParents() > 0 {
 			if parent, err = c.Parent(0); err != nil {
+				if errors.Is(err, plumbing.ErrObjectNotFound) && r.shallowAt(c.Hash) {
+					// A shallow clone's boundary (CI checkouts of depth
+					// 1): the history ends here, and this commit's
+					// changes are unknown, not every file.
+					return out, nil
+				}
 				return nil, fmt.Errorf("read parent of %s: %w", c.Hash, err)
 			}
 			if parentTree, err = parent.Tree(); err != nil {
@@ -60,6 +67,21 @@ func (r *Repo) History(ctx context.Context, n int) ([]Commit, error) {
 		c = parent
 	}
 	return out, nil
+}
+
+// shallowAt reports whether h is a commit whose parents a shallow clone
+// left out (listed in .git/shallow).
+func (r *Repo) shallowAt(h plumbing.Hash) bool {
+	shallow, err := r.repo.Storer.Shallow()
+	if err != nil {
+		return false
+	}
+	for _, s := range shallow {
+		if s == h {
+			return true
+		}
+	}
+	return false
 }
 
 func changedPaths(from, to *object.Tree) ([]string, error) {

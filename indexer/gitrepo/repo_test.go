@@ -3,8 +3,10 @@ package gitrepo_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -77,5 +79,42 @@ func TestTrackedAndHistoryWriteNothing(t *testing.T) {
 func TestOpenRefusesAFolderThatIsNoRepository(t *testing.T) {
 	if _, err := gitrepo.Open(t.TempDir()); err == nil {
 		t.Fatal("Open of a plain folder succeeded")
+	}
+}
+
+// A shallow clone (CI checkouts are depth 1) lacks the parent of its
+// oldest commit: the history ends there instead of failing the run
+// (review5 F21: "read parent of …: object not found").
+func TestHistoryOfAShallowClone(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git binary to make a shallow clone with")
+	}
+	src := t.TempDir()
+	r := gitrepotest.New(t, src)
+	r.Commit("first", map[string]string{"a.py": "x = 1\n"})
+	r.Commit("second", map[string]string{"a.py": "x = 2\n", "b.py": "y = 1\n"})
+	r.Commit("third", map[string]string{"b.py": "y = 2\n"})
+	for depth, want := range map[int][][]string{1: nil, 2: {{"b.py"}}} {
+		dst := filepath.Join(t.TempDir(), "clone")
+		out, err := exec.Command(git, "clone", "-q", "--depth", strconv.Itoa(depth), "file://"+src, dst).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git clone --depth %d: %v\n%s", depth, err, out)
+		}
+		repo, err := gitrepo.Open(dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hist, err := repo.History(context.Background(), 10)
+		if err != nil {
+			t.Fatalf("History of a clone of depth %d: %v", depth, err)
+		}
+		var changed [][]string
+		for _, c := range hist {
+			changed = append(changed, c.Changed)
+		}
+		if diff := cmp.Diff(want, changed); diff != "" {
+			t.Errorf("history of a clone of depth %d (-want +got):\n%s", depth, diff)
+		}
 	}
 }
