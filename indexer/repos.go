@@ -35,7 +35,7 @@ var repoName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 func ParseRepo(s string) (Repo, error) {
 	name, path, ok := strings.Cut(s, "=")
 	if !ok || path == "" {
-		return Repo{}, fmt.Errorf("--repo %q: write NAME=PATH, e.g. --repo api=~/src/api", s)
+		return Repo{}, fmt.Errorf("--repo %q: write NAME=PATH, e.g. --repo api=$HOME/src/api", s)
 	}
 	if !repoName.MatchString(name) {
 		return Repo{}, fmt.Errorf("--repo %q: the name %q may hold only letters, digits, '.', '_' and '-' and must start with a letter or digit", s, name)

@@ -205,7 +205,11 @@ func tildeHint(opt, arg string) string {
 	if arg != "~" && !strings.HasPrefix(arg, "~/") {
 		return ""
 	}
-	return fmt.Sprintf(" (~ is not expanded when quoted or after =: write %s \"$HOME%s\")", opt, strings.TrimPrefix(arg, "~"))
+	sep := " "
+	if strings.HasSuffix(opt, "=") {
+		sep = "" // --repo NAME="$HOME/…": one argument, not two
+	}
+	return fmt.Sprintf(" (~ is not expanded when quoted or after =: write %s%s\"$HOME%s\")", opt, sep, strings.TrimPrefix(arg, "~"))
 }
 
 // unitEnv reads --env: KEY=VALUE, or KEY for this environment's value.

@@ -109,6 +109,11 @@ func TestVaultFolder(t *testing.T) {
 	if _, err := dataFolder("~/data"); !isUsageError(err) || !strings.Contains(err.Error(), `"$HOME/data"`) {
 		t.Errorf("dataFolder(~/data) = %v", err)
 	}
+	// After NAME= the hint is one shell word (review5 F27: it wrote
+	// --repo fsn= "$HOME/…", two arguments).
+	if got, want := tildeHint("--repo fsn=", "~/src/fsn"), `write --repo fsn="$HOME/src/fsn")`; !strings.HasSuffix(got, want) {
+		t.Errorf("tildeHint for --repo = %q, want it to end %q", got, want)
+	}
 	if got, err := dataFolder("data"); err != nil || got != filepath.Join(dir, "data") {
 		t.Errorf("dataFolder(data) = %q, %v: a data directory need not exist yet", got, err)
 	}
