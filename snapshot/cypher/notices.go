@@ -2,6 +2,7 @@ package cypher
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/vaultgraph/vaultgraph/format"
@@ -48,6 +49,50 @@ func (t *translator) unknownType(name string) {
 		msg += fmt.Sprintf("; did you mean %s?", printName(s))
 	} else {
 		msg += "; CALL db.relationshipTypes() lists them"
+	}
+	t.notice(msg)
+}
+
+// unknownNoteProperty records a notice for x.key on a node when no node
+// of the snapshot has the key: the value is null, as in openCypher, which
+// an agent cannot tell from a property left empty (review5 F7: f.paht).
+func (t *translator) unknownNoteProperty(key string) {
+	names := make([]string, 0, len(t.s.noteCols)+len(t.s.noteProps))
+	for n := range t.s.noteCols {
+		names = append(names, n)
+	}
+	for n := range t.s.noteProps {
+		names = append(names, n)
+	}
+	t.unknownProperty("no node in this snapshot has a property "+printName(key), key, names, "CALL db.propertyKeys() lists them")
+}
+
+// unknownEdgeProperty is unknownNoteProperty for r.key on a relationship
+// of the given tables (nil: any) that none of them has.
+func (t *translator) unknownEdgeProperty(key string, tables []string) {
+	var names []string
+	for n := range t.s.edgeCols {
+		names = append(names, n)
+	}
+	for n := range t.s.edgeProps {
+		if _, _, ok := t.s.edgeColumn(n, tables); ok {
+			names = append(names, n)
+		}
+	}
+	what := "no relationship in this snapshot has a property " + printName(key)
+	if tables != nil {
+		what = "no relationship of the matched types has a property " + printName(key)
+	}
+	t.unknownProperty(what, key, names, "CALL db.propertyKeys() lists them")
+}
+
+func (t *translator) unknownProperty(msg, key string, names []string, orElse string) {
+	names = slices.DeleteFunc(names, func(n string) bool { return strings.HasPrefix(n, "_") || strings.HasPrefix(n, "vg_") })
+	slices.Sort(names)
+	if s := closestName(key, names); s != "" {
+		msg += fmt.Sprintf("; did you mean %s?", printName(s))
+	} else {
+		msg += "; " + orElse
 	}
 	t.notice(msg)
 }

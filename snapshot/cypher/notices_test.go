@@ -26,6 +26,16 @@ func TestNoticesOnUnknownNames(t *testing.T) {
 			"no relationship type fund in this snapshot; did you mean funds?"}},
 		{"MATCH (p:Person:Engineer)-[:contributes|`mentored by`]->(x:Project) RETURN p", nil},
 		{"MATCH (n) RETURN n", nil},
+		// A property no node or relationship has is null, as in
+		// openCypher, with a notice (review5 F7).
+		{"MATCH (n:Person) RETURN n.rol, n.role, n.titel", []string{
+			"no node in this snapshot has a property rol; did you mean role?",
+			"no node in this snapshot has a property titel; did you mean title?"}},
+		{"MATCH (n) RETURN n.zzzz", []string{"no node in this snapshot has a property zzzz; CALL db.propertyKeys() lists them"}},
+		{"MATCH ()-[r:funds]->() RETURN r.amout, r.amount", []string{"no relationship of the matched types has a property amout; did you mean amount?"}},
+		{"MATCH (n) RETURN n._tags, n.vg_keys", []string{
+			"no node in this snapshot has a property _tags; did you mean tags?",
+			"no node in this snapshot has a property vg_keys; CALL db.propertyKeys() lists them"}},
 	}
 	for _, tc := range tests {
 		tr, err := Compile(tc.src, fixtureGraph(), nil, Options{})

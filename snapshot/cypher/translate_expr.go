@@ -212,11 +212,13 @@ func (t *translator) property(x Expr, k kind, key string, p Pos) (Expr, kind) {
 		if e, ck, ok := t.noteAccess(x, key, p); ok {
 			return e, ck
 		}
+		t.unknownNoteProperty(key)
 		return nullLit(p), nullKind
 	case kRel:
 		if e, ck, ok := t.edgeAccess(x, key, k.tables, p); ok {
 			return e, ck
 		}
+		t.unknownEdgeProperty(key, k.tables)
 		return nullLit(p), nullKind
 	case kMap:
 		if k.keys != nil && !contains(k.keys, key) {
