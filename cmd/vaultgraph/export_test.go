@@ -111,3 +111,16 @@ func TestDevNullIsNoTerminal(t *testing.T) {
 		t.Errorf("%s is taken for a terminal", os.DevNull)
 	}
 }
+
+// --json output not read at a terminal is one line: an agent reading it
+// pays for indentation (review5 F12: retrieve-context --json printed 40%
+// over its --max-bytes).
+func TestJSONIsCompactForPrograms(t *testing.T) {
+	var b strings.Builder
+	if err := writeJSON(&b, map[string]any{"a": []int{1, 2}, "b": map[string]string{"c": "d"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.String(), `{"a":[1,2],"b":{"c":"d"}}`+"\n"; got != want {
+		t.Errorf("writeJSON wrote %q, want %q", got, want)
+	}
+}

@@ -136,7 +136,7 @@ func TestJSONConvention(t *testing.T) {
 	}
 	r = vg(t, "snapshot", "verify", "--data", data, "--json")
 	decodeJSON(t, r.stdout, &verified)
-	if r.code != 1 || verified.OK || !strings.Contains(r.stdout, `"file": "edges.parquet"`) {
+	if r.code != 1 || verified.OK || !strings.Contains(r.stdout, `"file":"edges.parquet"`) {
 		t.Errorf("verify --json of a damaged snapshot: exit %d\n%s", r.code, r.stdout)
 	}
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strconv"
 	"time"
@@ -241,8 +242,13 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
+// writeJSON writes v as one line of JSON, indented only for a person at a
+// terminal: a program or an agent reading --json pays for every byte, and
+// an answer bounded by --max-bytes is bounded as printed (review5 F12).
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
+	if f, ok := rawWriter(w).(*os.File); ok && isTerminal(f) {
+		enc.SetIndent("", "  ")
+	}
 	return enc.Encode(v)
 }
