@@ -126,6 +126,12 @@ func TestResolve(t *testing.T) {
 	if !errors.Is(err, linkgraph.ErrNotFound) || !strings.Contains(err.Error(), "Projects/Crawler.md") {
 		t.Errorf("Resolve(Crawl) err = %v, want not found with similar names", err)
 	}
+	// A code id is not a note: the error says where its notes are
+	// (review5 F22).
+	_, err = g.Resolve("code:app/api/cron.py#run")
+	if !errors.Is(err, linkgraph.ErrNotFound) || !strings.Contains(err.Error(), "is code, not a note") || !strings.Contains(err.Error(), "retrieve_context with anchor code:app/api/cron.py#run") {
+		t.Errorf("Resolve of a code id: %v", err)
+	}
 }
 
 func TestTraverse(t *testing.T) {

@@ -176,6 +176,12 @@ func (g *Graph) notFound(name, key string) error {
 	if key == "" {
 		return fmt.Errorf("%w: empty note name", ErrNotFound)
 	}
+	if strings.HasPrefix(name, "code:") {
+		// An id retrieve_context gives (review5 F22): the graph holds
+		// notes; the notes about code are a query away.
+		return fmt.Errorf("%w: %s is code, not a note: the link graph walks notes; retrieve_context with anchor %s lists the notes about it, "+
+			"and cypher_query MATCH (n)-[r]->(c {id: %q}) RETURN n.path, type(r) their links to it", ErrNotFound, name, name, name)
+	}
 	var similar []string
 	for i := range g.notes {
 		n := &g.notes[i]
