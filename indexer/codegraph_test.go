@@ -518,3 +518,31 @@ func TestARunWithoutTheParentsRepository(t *testing.T) {
 		t.Errorf("%d unresolved code links without the repository, want 3", n)
 	}
 }
+
+// TestAVaultInsideItsRepository: a vault kept in the repository it
+// documents (docs/) is read once, as notes: none of its files is also a
+// code file (review5 F23: a bug note came back in must_read as code).
+func TestAVaultInsideItsRepository(t *testing.T) {
+	repoDir := t.TempDir()
+	r := gitrepotest.New(t, repoDir)
+	r.Commit("init", map[string]string{
+		"go.mod":            "module example.com/r\n\ngo 1.22\n",
+		"w/inotify.go":      "package w\n\nfunc readEvents() {}\n",
+		"README.md":         "# r\n",
+		"docs/Bugs/Lost.md": "# Lost\n\naffects:: [[code:app/w/inotify.go#readEvents]]\n",
+		"docs/Design.md":    "# Design\n",
+	})
+	res := codeRun(t, filepath.Join(repoDir, "docs"), t.TempDir(), repoDir)
+	files, err := snapshot.ReadTable[format.CodeFile](filepath.Join(res.Dir, format.CodeFilesFile))
+	must(t, err)
+	var paths []string
+	for _, f := range files {
+		paths = append(paths, f.Path)
+	}
+	if diff := cmp.Diff([]string{"README.md", "go.mod", "w/inotify.go"}, paths); diff != "" {
+		t.Errorf("code files of a repository holding the vault in docs/ (-want +got):\n%s", diff)
+	}
+	if res.Manifest.Counts.Notes != 2 {
+		t.Errorf("%d notes, want the vault's 2", res.Manifest.Counts.Notes)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -76,11 +78,13 @@ func checkRepos(repos []Repo, data string) error {
 
 // readRepos opens every repository and lists its tracked files, after
 // checkRepos accepted them. A repository that cannot be opened fails the
-// run: the user named it.
-func readRepos(ctx context.Context, repos []Repo, maxBytes int64) ([]repoInput, error) {
+// run: the user named it. vault is the vault's folder: a repository that
+// holds it (docs/ kept as the Obsidian vault) does not read its notes
+// again as code.
+func readRepos(ctx context.Context, vault string, repos []Repo, maxBytes int64) ([]repoInput, error) {
 	out := make([]repoInput, 0, len(repos))
 	for _, spec := range repos {
-		in, err := readRepo(ctx, spec, maxBytes)
+		in, err := readRepo(ctx, vault, spec, maxBytes)
 		if err != nil {
 			return nil, fmt.Errorf("repository %s: %w", spec.Name, err)
 		}
@@ -89,7 +93,7 @@ func readRepos(ctx context.Context, repos []Repo, maxBytes int64) ([]repoInput, 
 	return out, nil
 }
 
-func readRepo(ctx context.Context, spec Repo, maxBytes int64) (repoInput, error) {
+func readRepo(ctx context.Context, vault string, spec Repo, maxBytes int64) (repoInput, error) {
 	r, err := gitrepo.Open(spec.Path)
 	if err != nil {
 		return repoInput{}, err
@@ -106,8 +110,9 @@ func readRepo(ctx context.Context, spec Repo, maxBytes int64) (repoInput, error)
 	if err != nil {
 		return repoInput{}, fmt.Errorf("--repo-exclude: %w", err)
 	}
+	inVault := vaultFiles(vault, r.Root())
 	keep := func(p string) bool {
-		return (len(spec.Include) == 0 || include.match(p)) && !exclude.match(p)
+		return (len(spec.Include) == 0 || include.match(p)) && !exclude.match(p) && !inVault(p)
 	}
 	files, skipped, err := r.Tracked(ctx, keep, maxBytes)
 	if err != nil {
@@ -115,6 +120,32 @@ func readRepo(ctx context.Context, spec Repo, maxBytes int64) (repoInput, error)
 	}
 	spec.Path = r.Root()
 	return repoInput{spec: spec, repo: r, head: head, files: files, skipped: skipped, digest: repoDigest(files)}, nil
+}
+
+// vaultFiles returns what of a repository rooted at root is the vault's:
+// every path under the vault's folder when the vault is a folder of the
+// repository, the Markdown files when the vault is its root, nothing when
+// the vault is elsewhere. Those are notes, indexed once, as notes (review5
+// F23: a bug note came back in must_read as a code file).
+func vaultFiles(vault, root string) func(p string) bool {
+	none := func(string) bool { return false }
+	if vault == "" {
+		return none
+	}
+	rv, err1 := filepath.EvalSymlinks(vault)
+	rr, err2 := filepath.EvalSymlinks(root)
+	if err1 != nil || err2 != nil {
+		return none
+	}
+	rel, err := filepath.Rel(rr, rv)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return none
+	}
+	if rel == "." {
+		return func(p string) bool { return strings.EqualFold(path.Ext(p), ".md") }
+	}
+	prefix := filepath.ToSlash(rel) + "/"
+	return func(p string) bool { return strings.HasPrefix(p, prefix) }
 }
 
 func repoDigest(files []gitrepo.File) string {
