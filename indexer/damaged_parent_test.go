@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"bytes"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -252,4 +253,32 @@ func TestADamagedNewestIsNotUnchanged(t *testing.T) {
 		t.Fatalf("over a newest snapshot that does not open: unchanged %v, id %s after %s", fourth.Unchanged, fourth.ID, broken.ID)
 	}
 	assertVerifies(t, fourth.Dir)
+}
+
+// TestAnotherVaultIsRefused: a run over a vault other than the one the
+// data directory's snapshots were built from, while that one still
+// exists, is refused before anything is written (review5 F25: two timers
+// sharing one --data published each vault in turn); --new-vault allows
+// it, and a vault that moved (its old path gone) is taken as moved.
+func TestAnotherVaultIsRefused(t *testing.T) {
+	a, b := writeVault(t, smallVault), writeVault(t, smallVault)
+	data := t.TempDir()
+	first := run(t, a, data)
+	if _, err := Run(t.Context(), Options{Vault: b, Data: data}); !errors.Is(err, ErrOtherVault) || !strings.Contains(err.Error(), a) {
+		t.Fatalf("a second vault into the same data directory: %v; want ErrOtherVault naming %s", err, a)
+	}
+	if entries, _ := snapshot.List(data); len(entries) != 1 {
+		t.Errorf("the refused run left %d snapshots, want 1", len(entries))
+	}
+	second := run(t, b, data, func(o *Options) { o.NewVault = true })
+	if second.Unchanged || second.Manifest.VaultRoot != b {
+		t.Errorf("--new-vault: unchanged %v, vault %s; want a snapshot of %s", second.Unchanged, second.Manifest.VaultRoot, b)
+	}
+	// b moves to c: its old path is gone, so the run goes ahead.
+	c := filepath.Join(t.TempDir(), "moved")
+	must(t, os.Rename(b, c))
+	if third := run(t, c, data); third.Manifest.VaultRoot != c {
+		t.Errorf("after the vault moved: vault %s, want %s", third.Manifest.VaultRoot, c)
+	}
+	_ = first
 }

@@ -80,6 +80,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := sameVault(parent, vault, opts); err != nil {
+		return nil, err
+	}
 	files, walkWarnings, err := walkVault(vault, ignore, opts.MaxNoteBytes)
 	if err != nil {
 		return nil, err
@@ -101,13 +104,13 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			walkWarnings = append(walkWarnings, *r.Warning)
 		}
 	}
-	repos, err := readRepos(ctx, opts.Repos, opts.MaxCodeBytes)
+	repos, err := readRepos(ctx, vault, opts.Repos, opts.MaxCodeBytes)
 	if err != nil {
 		return nil, err
 	}
 	var retry []string
 	if parent != nil && !opts.Full && sameInputs(parent, read, walkWarnings, opts) && sameRepos(parent.Manifest.Repos, repos) &&
-		servable(parent, newest, opts.Log) {
+		(parent.Manifest.VaultRoot == "" || sameFolder(parent.Manifest.VaultRoot, vault)) && servable(parent, newest, opts.Log) {
 		var rebuild bool
 		if retry, rebuild = pendingWork(parent, opts.Stages); !rebuild && len(retry) == 0 {
 			opts.Log.Debug("vault unchanged", "snapshot", parent.ID)
@@ -286,6 +289,46 @@ func checkDirs(vaultDir, dataDir string) (vault, data string, err error) {
 // snapshots or lock. Nothing has been written then; callers report it as a
 // usage error.
 var ErrMisplacedData = errors.New("vault and data directories misplaced")
+
+// ErrOtherVault is returned (wrapped) by Run when the data directory's
+// newest snapshot was built from another vault that still exists: two
+// timers (or two laptops) sharing one --data would publish each vault in
+// turn, every run a full re-index, and the servers would swap between
+// them. Nothing has been written then; callers report it as a usage error.
+var ErrOtherVault = errors.New("the data directory holds another vault's snapshots")
+
+// sameVault refuses a run over a vault other than the one parent was built
+// from, while that one still exists (a vault moved or renamed does not:
+// its old path is gone, and the run warns). NewVault allows it.
+func sameVault(parent *snapshot.Snapshot, vault string, opts Options) error {
+	if parent == nil || parent.Manifest.VaultRoot == "" {
+		return nil
+	}
+	was := parent.Manifest.VaultRoot
+	if sameFolder(was, vault) {
+		return nil
+	}
+	if fi, err := os.Stat(was); err != nil || !fi.IsDir() {
+		opts.Log.Warn("the newest snapshot was built from a vault that is gone; taking this one as the vault moved", "was", was, "vault", vault)
+		return nil
+	}
+	if opts.NewVault {
+		opts.Log.Warn("replacing the vault this data directory holds", "was", was, "vault", vault)
+		return nil
+	}
+	return fmt.Errorf("%w: %s holds snapshots of %s (the newest, %s), not of %s; index %s into another --data, or pass --new-vault to replace it",
+		ErrOtherVault, opts.Data, was, parent.ID, vault, vault)
+}
+
+// sameFolder reports whether a and b name one folder (symlinks resolved).
+func sameFolder(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
+}
 
 // notSwapped refuses a vault that holds what a data directory holds
 // (index.lock, or snapshots/ with a published snapshot in it) and a data

@@ -44,6 +44,9 @@ type Options struct {
 	CoEditCommits int
 	// Full re-parses every note instead of reusing the parent snapshot.
 	Full bool
+	// NewVault lets a run publish into a data directory whose snapshots
+	// were built from another vault that still exists (ErrOtherVault).
+	NewVault bool
 	// Stages add files to each new snapshot, in order.
 	Stages []Stage
 	// ToolVersion is recorded in the manifest.

@@ -46,6 +46,7 @@ true, and nothing on stderr), one line per run with --watch.`,
 			&cli.IntFlag{Name: "chunk-chars", Value: format.DefaultChunkChars, Usage: "target chunk size in characters", Action: atLeast("chunk-chars", 1)},
 			&cli.DurationFlag{Name: "wait", Usage: "how long to wait for another indexer holding the data directory", Action: notNegative("wait")},
 			&cli.BoolFlag{Name: "full", Usage: "re-parse every note instead of reusing the newest snapshot"},
+			&cli.BoolFlag{Name: "new-vault", Usage: "publish into a --data whose snapshots were built from another vault that still exists (refused without it)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success and log warnings only (unless --log-level is given); a run skipped for another indexer says so in one line"},
 			&cli.StringFlag{Name: "push", Usage: "after each run, push the newest snapshot to this bucket, s3://BUCKET/PREFIX (see snapshot push --help for credentials)", EnvVars: []string{"VAULTGRAPH_PUSH"}},
 		}, append(append(watchFlags(), stageFlags()...), formatFlags()...)...),
@@ -179,6 +180,7 @@ func indexOptions(c *cli.Context) (indexer.Options, error) {
 		ChunkChars:   c.Int("chunk-chars"),
 		LockWait:     c.Duration("wait"),
 		Full:         c.Bool("full"),
+		NewVault:     c.Bool("new-vault"),
 		ToolVersion:  toolVersion(),
 		Log:          logger(c),
 		Progress:     progressWriter(c),
@@ -190,6 +192,9 @@ func indexOptions(c *cli.Context) (indexer.Options, error) {
 // whose unit counts 75 as success) says in one line that it was skipped
 // rather than reporting an error.
 func skippedRun(c *cli.Context, err error) error {
+	if errors.Is(err, indexer.ErrOtherVault) {
+		return usageError(err)
+	}
 	if !errors.Is(err, snapshot.ErrLocked) || !c.Bool("quiet") {
 		return err
 	}
