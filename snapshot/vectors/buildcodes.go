@@ -22,14 +22,24 @@ package vectors
 // given as its codes plus 128 (offset planes), and 128 times the sums of
 // the other node's codes (kept per node) are taken off afterwards.
 
+//
+// Without VNNI, the AVX2 batch kernel multiplies bytes with VPMADDUBSW
+// (unsigned by signed, pairs added into int16), which is exact only on
+// small enough codes: the copy then holds each residual divided by
+// fineUnit (quarters: every residual is a multiple of it, -32..31 after),
+// and cross is four times the kernels' sum. A file whose codes do not fit
+// (an int8 code of -128 or a residual off the grid, which Encode never
+// writes) keeps the residuals as they are, and the one-node kernels.
+
 // buildCodes is a build's copy of its vector file's codes.
 type buildCodes struct {
-	cl     int     // bytes of a plane: the file's code length rounded up to 64
-	rows   []byte  // per node 2*cl: int8 codes, then residual codes
-	offs   []byte  // per node cl: int8 codes plus 128 (padding 128); VNNI only, else nil
-	sumC   []int32 // per node: the sum of its int8 codes
-	sumR   []int32 // per node: the sum of its residual codes
-	mapped []byte  // anonymous map holding rows and offs, nil on the heap
+	cl       int     // bytes of a plane: the file's code length rounded up to 64
+	rows     []byte  // per node 2*cl: int8 codes, then residual codes (quarters: divided by fineUnit)
+	quarters bool    // the residual planes hold quarter residuals
+	offs     []byte  // per node cl: int8 codes plus 128 (padding 128); VNNI only, else nil
+	sumC     []int32 // per node: the sum of its int8 codes
+	sumR     []int32 // per node: the sum of its residual codes
+	mapped   []byte  // anonymous map holding rows and offs, nil on the heap
 }
 
 // hugePage is the size of a transparent huge page on amd64 and arm64.
@@ -58,6 +68,7 @@ func newBuildCodes(f *File) *buildCodes {
 	if useVNNI {
 		bc.offs = mem[n*2*cl : size : size]
 	}
+	fits := true
 	for i := range n {
 		c, r := f.code(i), f.fineCode(i)
 		copy(bc.rows[2*i*cl:], c)
@@ -66,6 +77,7 @@ func newBuildCodes(f *File) *buildCodes {
 		for j, x := range c {
 			sc += int32(int8(x))
 			sr += int32(int8(r[j]))
+			fits = fits && int8(x) != -128 && int8(r[j])%fineUnit == 0
 		}
 		bc.sumC[i], bc.sumR[i] = sc, sr
 		if bc.offs == nil {
@@ -79,8 +91,20 @@ func newBuildCodes(f *File) *buildCodes {
 			o[j] = 128
 		}
 	}
+	if fits && useAVX2 && !useVNNI && quarterResiduals {
+		bc.quarters = true
+		for i := range n {
+			r := bc.rows[(2*i+1)*cl : (2*i+2)*cl]
+			for j, x := range r {
+				r[j] = byte(int8(x) / fineUnit)
+			}
+		}
+	}
 	return bc
 }
+
+// quarterResiduals lets a test build on the residuals as they are.
+var quarterResiduals = true
 
 func (bc *buildCodes) release() {
 	if bc.mapped != nil {
@@ -118,6 +142,33 @@ func (bc *buildCodes) sums(i uint32) (sc, sr int32) {
 type buildQuery struct {
 	qc, qr []int16 // int8 and residual codes widened (portable and AVX2 kernels)
 	a, b   []byte  // codes plus 128 (VNNI), only with a buildCodes copy
+	// codes and quarter residuals, and their magnitudes (AVX2 batch
+	// kernel), only with a buildCodes copy of quarters
+	c8, ca, r8, ra []byte
+}
+
+// setSigned gives q the planes of the AVX2 batch kernel from the node's
+// codes c and quarter residuals r, n bytes each.
+func (q *buildQuery) setSigned(c, r []byte, n int) {
+	q.c8, q.ca = append(q.c8[:0], c[:n]...), grow8(q.ca, n)
+	q.r8, q.ra = append(q.r8[:0], r[:n]...), grow8(q.ra, n)
+	for i := range n {
+		q.ca[i], q.ra[i] = abs8(q.c8[i]), abs8(q.r8[i])
+	}
+}
+
+func abs8(x byte) byte {
+	if int8(x) < 0 {
+		return -x
+	}
+	return x
+}
+
+func grow8(s []byte, n int) []byte {
+	if cap(s) < n {
+		return make([]byte, n)
+	}
+	return s[:n]
 }
 
 // set makes the node with codes c and r (n bytes each, zero padded) the

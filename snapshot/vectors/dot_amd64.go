@@ -94,10 +94,21 @@ func dotBuildBatchVNNI(a, b, rows *byte, stride int, ids *candidate, count, n in
 
 // buildDotsBatch sets out[2k], out[2k+1] to the sums cc and cross of the
 // build distance of q and node batch[k].id of bc, and reports whether it
-// could (VNNI only).
+// could (VNNI, or AVX2 on a copy of quarter residuals).
 func buildDotsBatch(q *buildQuery, bc *buildCodes, batch []candidate, out []int32) bool {
 	n := bc.cl
-	if !useVNNI || len(q.a) != n || len(batch) == 0 {
+	if len(batch) == 0 {
+		return false
+	}
+	if bc.quarters && useAVX2 && len(q.ca) == n && n%32 == 0 {
+		out = out[:2*len(batch)]
+		dotBuildBatchAVX2(&q.c8[0], &q.ca[0], &q.r8[0], &q.ra[0], &bc.rows[0], 2*n, &batch[0], len(batch), n, &out[0])
+		for k := range batch {
+			out[2*k+1] *= fineUnit
+		}
+		return true
+	}
+	if !useVNNI || len(q.a) != n {
 		return false
 	}
 	out = out[:2*len(batch)]
@@ -109,6 +120,9 @@ func buildDotsBatch(q *buildQuery, bc *buildCodes, batch []candidate, out []int3
 	}
 	return true
 }
+
+//go:noescape
+func dotBuildBatchAVX2(qc, qa, qr, ra, rows *byte, stride int, ids *candidate, count, n int, out *int32)
 
 //go:noescape
 func dotCodesBatchVNNI(q *int16, codes *byte, stride int, ids *candidate, count, n int, out *int32)

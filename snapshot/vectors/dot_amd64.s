@@ -501,3 +501,101 @@ ssum:
 	MOVSS         X0, s+32(FP)
 	MOVSS         X1, t+36(FP)
 	RET
+
+// func dotBuildBatchAVX2(qc, qa, qr, ra, rows *byte, stride int, ids *candidate, count, n int, out *int32)
+//
+// The raw sums of a build distance (buildcodes.go) of the query with each
+// of count candidates, 8 bytes apart, whose first 4 bytes are the node, on
+// a build copy whose residual planes hold quarter residuals: node ids[k]'s
+// int8 codes c are n bytes (a positive multiple of 32) at rows +
+// ids[k]*stride, its quarter residuals r the n bytes after them. qc and qr
+// are the query's codes and quarter residuals, qa and ra their magnitudes.
+// out[2k] receives cc = sum qc*c, out[2k+1] sum qc*r + qr*c (a quarter of
+// cross). VPMADDUBSW multiplies unsigned by signed bytes into int16 pairs:
+// the query's magnitude times the node's codes with the query's signs
+// (VPSIGNB) is the product. Nothing saturates: codes are -127..127, so a
+// pair of cc is at most 2*127*127 = 32,258, and quarter residuals
+// -32..31, so a pair of either cross term is at most 2*127*32 and their
+// sum 16,256. The pairs are added into int32 lanes (VPMADDWD by ones).
+// The rows of the node 4 ahead are prefetched while one is computed.
+TEXT ·dotBuildBatchAVX2(SB), NOSPLIT, $0-80
+	MOVQ qc+0(FP), SI
+	MOVQ qa+8(FP), DX
+	MOVQ qr+16(FP), R8
+	MOVQ ra+24(FP), R9
+	MOVQ rows+32(FP), R10
+	MOVQ stride+40(FP), R11
+	MOVQ ids+48(FP), R12
+	MOVQ count+56(FP), R13
+	MOVQ n+64(FP), BX
+	MOVQ out+72(FP), R14
+	TESTQ R13, R13
+	JZ    qend
+	VPCMPEQW Y15, Y15, Y15
+	VPSRLW   $15, Y15, Y15 // int16 ones
+
+qnext:
+	CMPQ  R13, $4
+	JBE   qnopf
+	MOVL  32(R12), AX
+	IMULQ R11, AX
+	LEAQ  (R10)(AX*1), DI
+	MOVQ  R11, CX
+qpf:
+	PREFETCHT0 (DI)
+	ADDQ  $64, DI
+	SUBQ  $64, CX
+	JA    qpf
+qnopf:
+	MOVL  (R12), AX
+	IMULQ R11, AX
+	LEAQ  (R10)(AX*1), DI
+	LEAQ  (DI)(BX*1), AX
+	XORQ  CX, CX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+
+qloop:
+	VMOVDQU    (DI)(CX*1), Y4 // c
+	VMOVDQU    (AX)(CX*1), Y6 // r
+	VMOVDQU    (DX)(CX*1), Y5 // |qc|
+	VPSIGNB    (SI)(CX*1), Y4, Y7
+	VPMADDUBSW Y7, Y5, Y7
+	VPMADDWD   Y15, Y7, Y7
+	VPADDD     Y7, Y0, Y0
+	VPSIGNB    (SI)(CX*1), Y6, Y8
+	VPMADDUBSW Y8, Y5, Y8
+	VMOVDQU    (R9)(CX*1), Y10 // |qr|
+	VPSIGNB    (R8)(CX*1), Y4, Y9
+	VPMADDUBSW Y9, Y10, Y9
+	VPADDW     Y9, Y8, Y8
+	VPMADDWD   Y15, Y8, Y8
+	VPADDD     Y8, Y1, Y1
+	ADDQ       $32, CX
+	CMPQ       CX, BX
+	JB         qloop
+
+	VEXTRACTI128 $1, Y0, X3
+	VPADDD       X3, X0, X0
+	VEXTRACTI128 $1, Y1, X4
+	VPADDD       X4, X1, X1
+	VPSHUFD      $0x4E, X0, X3
+	VPADDD       X3, X0, X0
+	VPSHUFD      $0x4E, X1, X4
+	VPADDD       X4, X1, X1
+	VPSHUFD      $0xB1, X0, X3
+	VPADDD       X3, X0, X0
+	VPSHUFD      $0xB1, X1, X4
+	VPADDD       X4, X1, X1
+	VMOVD        X0, AX
+	VMOVD        X1, DI
+	MOVL         AX, (R14)
+	MOVL         DI, 4(R14)
+	ADDQ         $8, R14
+	ADDQ         $8, R12
+	DECQ         R13
+	JNZ          qnext
+
+qend:
+	VZEROUPPER
+	RET

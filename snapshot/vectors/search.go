@@ -79,6 +79,10 @@ func (st *searchState) setNode(g *Graph, i uint32) {
 	if bc := g.build; bc != nil {
 		c, r := bc.row(i)
 		st.bq.set(c, r, bc.cl, bc.off(i))
+		st.bq.c8, st.bq.ca = st.bq.c8[:0], st.bq.ca[:0]
+		if bc.quarters {
+			st.bq.setSigned(c, r, bc.cl)
+		}
 	} else {
 		st.bq.set(g.vecs.code(int(i)), g.vecs.fineCode(int(i)), g.codeLen, nil)
 	}
@@ -101,6 +105,9 @@ func (g *Graph) dist(st *searchState, i uint32) float32 {
 			c, r := bc.row(i)
 			sc, sr := bc.sums(i)
 			cc, cross = buildDots(&st.bq, c, r, sc, sr)
+			if bc.quarters {
+				cross *= fineUnit
+			}
 		} else {
 			cc, cross = buildDots(&st.bq, g.vecs.code(int(i)), g.vecs.fineCode(int(i)), 0, 0)
 		}
