@@ -46,6 +46,19 @@ func dotCodes8(x, y []byte) int32 {
 }
 
 //go:noescape
+func dotCodes8SignAVX2(x, y *byte, n int) int32
+
+// dotCodes8Fit is dotCodes8 of codes that are all -127..127 (a build copy
+// of quarters), a multiple of 32 long.
+func dotCodes8Fit(x, y []byte) int32 {
+	if useAVX2 && len(x) > 0 && len(x)%32 == 0 {
+		y = y[:len(x)]
+		return dotCodes8SignAVX2(&x[0], &y[0], len(x))
+	}
+	return dotCodes8(x, y)
+}
+
+//go:noescape
 func prefetchLinesAsm(p *byte, n int)
 
 // prefetchLines asks the CPU to start loading the n cache lines from p,

@@ -599,3 +599,62 @@ qloop:
 qend:
 	VZEROUPPER
 	RET
+
+// func dotCodes8SignAVX2(x *byte, y *byte, n int) int32
+//
+// Dot product of n int8 codes at x with n at y, all -127..127; n is a
+// positive multiple of 32. |x| times y with the signs of x (VPABSB,
+// VPSIGNB, VPMADDUBSW): a pair is at most 2*127*127 = 32,258, so nothing
+// saturates; the pairs are added into int32 lanes (VPMADDWD by ones).
+TEXT ·dotCodes8SignAVX2(SB), NOSPLIT, $0-28
+	MOVQ x+0(FP), SI
+	MOVQ y+8(FP), DI
+	MOVQ n+16(FP), CX
+	VPXOR    Y0, Y0, Y0
+	VPXOR    Y1, Y1, Y1
+	VPCMPEQW Y15, Y15, Y15
+	VPSRLW   $15, Y15, Y15 // int16 ones
+	CMPQ     CX, $64
+	JB       s8tail
+
+s8loop64:
+	VPABSB     (SI), Y2
+	VPABSB     32(SI), Y3
+	VMOVDQU    (DI), Y4
+	VMOVDQU    32(DI), Y5
+	VPSIGNB    (SI), Y4, Y4
+	VPSIGNB    32(SI), Y5, Y5
+	VPMADDUBSW Y4, Y2, Y4
+	VPMADDUBSW Y5, Y3, Y5
+	VPMADDWD   Y15, Y4, Y4
+	VPMADDWD   Y15, Y5, Y5
+	VPADDD     Y4, Y0, Y0
+	VPADDD     Y5, Y1, Y1
+	ADDQ       $64, SI
+	ADDQ       $64, DI
+	SUBQ       $64, CX
+	CMPQ       CX, $64
+	JAE        s8loop64
+
+s8tail:
+	TESTQ      CX, CX
+	JZ         s8done
+	VPABSB     (SI), Y2
+	VMOVDQU    (DI), Y4
+	VPSIGNB    (SI), Y4, Y4
+	VPMADDUBSW Y4, Y2, Y4
+	VPMADDWD   Y15, Y4, Y4
+	VPADDD     Y4, Y0, Y0
+
+s8done:
+	VPADDD       Y1, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD       X1, X0, X0
+	VPSHUFD      $0x4E, X0, X1
+	VPADDD       X1, X0, X0
+	VPSHUFD      $0xB1, X0, X1
+	VPADDD       X1, X0, X0
+	VMOVD        X0, AX
+	VZEROUPPER
+	MOVL         AX, ret+24(FP)
+	RET

@@ -23,6 +23,7 @@ func TestKernelsAgreeAtEveryLevel(t *testing.T) {
 			TestQueryBatchKernelAgrees(t)
 			TestSimilarityKernelAgrees(t)
 			TestPrefetchIgnoresRowsOutOfRange(t)
+			TestFitPairKernelAgrees(t)
 		})
 	}
 }

@@ -10,6 +10,9 @@ func dotCodes(x []byte, q []int16) int32 { return dotCodesGo(x, q) }
 // length.
 func dotCodes8(x, y []byte) int32 { return dotCodes8Go(x, y) }
 
+// dotCodes8Fit is dotCodes8 of codes that are all -127..127.
+func dotCodes8Fit(x, y []byte) int32 { return dotCodes8Go(x, y) }
+
 // prefetchLines is a no-op where there is no assembly for it.
 func prefetchLines(*byte, int) {}
 

@@ -229,6 +229,9 @@ func (g *Graph) pairDist(i, j uint32) float32 {
 	if bc := g.build; bc != nil {
 		ci, _ := bc.row(i)
 		cj, _ := bc.row(j)
+		if bc.quarters {
+			return 1 - float32(dotCodes8Fit(ci, cj))*g.scales[i]*g.scales[j]
+		}
 		sj, _ := bc.sums(j)
 		return 1 - float32(pairCodes(bc.off(i), ci, cj, sj))*g.scales[i]*g.scales[j]
 	}
@@ -407,8 +410,14 @@ func (g *Graph) selectNeighbors(cands []candidate, m int, buf *[]candidate) []ca
 			a, sc := bc.off(c.id), g.scales[c.id]
 			for _, r := range out {
 				cr, _ := bc.row(r.id)
-				sr, _ := bc.sums(r.id)
-				if 1-float32(pairCodes(a, ci, cr, sr))*sc*g.scales[r.id] < c.dist {
+				var dot int32
+				if bc.quarters {
+					dot = dotCodes8Fit(ci, cr)
+				} else {
+					sr, _ := bc.sums(r.id)
+					dot = pairCodes(a, ci, cr, sr)
+				}
+				if 1-float32(dot)*sc*g.scales[r.id] < c.dist {
 					good = false
 					break
 				}

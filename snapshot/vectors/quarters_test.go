@@ -128,3 +128,28 @@ func TestFileOffTheGridKeepsResiduals(t *testing.T) {
 		}
 	}
 }
+
+// TestFitPairKernelAgrees compares the pair kernel of codes -127..127 with
+// the portable one, on random codes and the extremes.
+func TestFitPairKernelAgrees(t *testing.T) {
+	r := rand.New(rand.NewSource(12))
+	for _, n := range []int{32, 64, 96, 256, 384, 1024} {
+		for trial := range 30 {
+			x, y := make([]byte, n), make([]byte, n)
+			for j := range n {
+				x[j], y[j] = byte(int8(r.Intn(255)-127)), byte(int8(r.Intn(255)-127))
+				switch trial {
+				case 0:
+					x[j], y[j] = 127, 127
+				case 1:
+					x[j], y[j] = byte(0x81), byte(0x81) // -127
+				case 2:
+					x[j], y[j] = 127, byte(0x81)
+				}
+			}
+			if got, want := dotCodes8Fit(x, y), dotCodes8Go(x, y); got != want {
+				t.Fatalf("n %d, trial %d: kernel %d, portable %d", n, trial, got, want)
+			}
+		}
+	}
+}
