@@ -73,6 +73,9 @@ func (s *Server) note(c *fiber.Ctx, snap *store.Snapshot) error {
 	if w, skipped := format.Skipped(snap.Manifest.Warnings, key); !ok && skipped {
 		return newError(http.StatusNotFound, KindNotFound, "no note %q in snapshot %s: the file was skipped (%s: %s)", key, snap.ID, w.Kind, w.Message)
 	}
+	if !ok && strings.HasPrefix(key, "code:") {
+		return newError(http.StatusNotFound, KindNotFound, "%s is code, not a note: read the file in its repository; POST /retrieve_context with anchor %s lists what changes with it, its tests and the notes about it", key, key)
+	}
 	if !ok {
 		return newError(http.StatusNotFound, KindNotFound, "no note %q in snapshot %s (paths are vault-relative, e.g. Projects/Search.md)", key, snap.ID)
 	}

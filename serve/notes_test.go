@@ -87,6 +87,10 @@ func TestNotesOfOddFiles(t *testing.T) {
 	if r := ts.get("/notes/Binary.md"); r.status != 404 || !strings.Contains(r.errorMessage(), "the file was skipped (binary: holds NUL bytes") {
 		t.Errorf("GET a skipped file = %d %.300s", r.status, r.body)
 	}
+	// A code id, as retrieve_context lists them (review5 F22).
+	if r := ts.get("/notes/code:app%2Fapi%2Fcron.py"); r.status != 404 || !strings.Contains(r.errorMessage(), "is code, not a note") {
+		t.Errorf("GET a code id = %d %.300s", r.status, r.body)
+	}
 }
 
 // TestNoteLinksAreCapped: a note with more links than max_links (default
