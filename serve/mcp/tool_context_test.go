@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -72,6 +73,22 @@ func TestRetrieveContextOverMCP(t *testing.T) {
 	// A code id is not a note: read_note says where code is read.
 	if msg := callErr(t, c, toolReadNote, map[string]any{"path": "code:app/api/app/podcast.py"}); !strings.Contains(msg, "is code, not a note: read the file in its repository") {
 		t.Errorf("read_note of a code id: %s", msg)
+	}
+	// read_note lists a note's links to code as links (review5 F6).
+	var note struct {
+		CodeLinks []struct {
+			Type, Target string
+			Missing      bool
+		} `json:"code_links"`
+	}
+	callOK(t, c, toolReadNote, map[string]any{"path": "Incidents/Double episode.md"}, &note)
+	var links []string
+	for _, l := range note.CodeLinks {
+		links = append(links, fmt.Sprintf("%s %s %v", l.Type, l.Target, l.Missing))
+	}
+	slices.Sort(links)
+	if want := []string{"dangerous code:app/api/app/cron.py#schedule_daily false", "documents code:app/api/app/lock.py false"}; !slices.Equal(links, want) {
+		t.Errorf("read_note code_links = %v, want %v", links, want)
 	}
 	callOK(t, c, toolContext, map[string]any{"anchor": "code:app/api/app/podcast.py#generate_daily_episode"}, &out)
 	if out.Anchor == "" || !has(out.MayChange, "code:app/api/app/admin.py") {

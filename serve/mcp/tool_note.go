@@ -12,6 +12,7 @@ import (
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/serve"
 	"github.com/vaultgraph/vaultgraph/serve/store"
+	"github.com/vaultgraph/vaultgraph/snapshot/codecontext"
 )
 
 // Bounds of read_note.
@@ -55,6 +56,10 @@ type noteOutput struct {
 	Incoming      []noteEdge `json:"incoming"`
 	OutgoingTotal int        `json:"outgoing_total"`
 	IncomingTotal int        `json:"incoming_total"`
+	// CodeLinks are the note's links to code (at most 200), when a
+	// repository is indexed: the files and symbols it points at, for
+	// retrieve_context's anchor.
+	CodeLinks []codecontext.CodeLink `json:"code_links,omitempty"`
 	// The note's text from byte ContentOffset to ContentEnd is the
 	// answer's second content block, given once and not here;
 	// ContentBytes is the whole note's length, and NextOffset where the
@@ -265,6 +270,10 @@ func noteOutputOf(snap *store.Snapshot, n *format.Note, vault string) *noteOutpu
 	out.OutgoingTotal, out.IncomingTotal = len(outgoing), len(incoming)
 	out.Outgoing = noteEdges(outgoing, func(e *format.Edge) string { return e.Target })
 	out.Incoming = noteEdges(incoming, func(e *format.Edge) string { return e.Source })
+	if snap.Code != nil {
+		links := snap.Code.CodeLinks(n.ID)
+		out.CodeLinks = links[:min(len(links), maxNoteEdges)]
+	}
 	return out
 }
 
