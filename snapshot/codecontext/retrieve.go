@@ -349,51 +349,59 @@ func (ix *Index) answer(seed map[int32]float64, seedWhy map[int32][]string, anch
 		read.syms[f] = symbolNames(f)
 		read.uses[f] = ix.uses(f, inRead, rank)
 	}
-	// may_change: code that depends on it.
+	// may_change: code that depends on it, by how much it does (calls of
+	// its symbols above an import of its package).
 	change := newBucket(ix)
+	dependsScore := map[int32]float64{}
 	for _, f := range mustRead {
-		for _, n := range append([]int32{f}, ix.symbols[f]...) {
-			for _, a := range ix.adj[n] {
-				g := ix.fileOf(a.to)
-				if g < 0 || inRead[g] || ix.nodes[g].test || other(g) {
-					continue
-				}
-				e := ix.edges[a.edge]
-				dependent := (!a.out && (e.Type == format.TypeImports || e.Type == format.TypeCalls)) || e.Type == format.TypeCoEdits
-				if dependent {
-					boost := 0.0
-					if demoted[g] {
-						boost = 1 // it matched the question too
-					}
-					change.add(g, boost+fileScore[g], ix.seenFrom(a, n))
-				}
+		order, evs := ix.evidence(f, seed, func(g int32) bool { return !inRead[g] && !ix.nodes[g].test && !other(g) })
+		for _, g := range order {
+			ev := evs[g]
+			if len(ev.called) == 0 && !ev.pkg && !ev.coEdit {
+				continue
 			}
+			dependsScore[g] += ix.score(ev, g, f)
+			change.add(g, 0, ev.why...)
 		}
+	}
+	for g, s := range dependsScore {
+		boost := 0.0
+		if demoted[g] {
+			boost = 1 // it matched the question too
+		}
+		change.score[g] = boost + s + fileScore[g]
 	}
 	mayChange := change.top(k)
 	for _, f := range mayChange {
 		change.syms[f] = symbolNames(f)
 	}
-	// must_test: tests of either.
+	// must_test: tests of either, by how much they test it: the test named
+	// for the file first, then those calling its symbols (the anchor's
+	// above all), an import of its package least; benchmarks last.
 	test := newBucket(ix)
+	testScore := map[int32]float64{}
 	covered := append(slices.Clone(mustRead), mayChange...)
 	for pos, f := range covered {
 		boost := 1.0
 		if pos < len(mustRead) {
 			boost = 2
 		}
-		for _, n := range append([]int32{f}, ix.symbols[f]...) {
-			for _, a := range ix.adj[n] {
-				t := ix.fileOf(a.to)
-				if t < 0 || !ix.nodes[t].test || a.out || other(t) {
-					continue
-				}
-				e := ix.edges[a.edge]
-				if e.Type == format.TypeTests || e.Type == format.TypeImports || e.Type == format.TypeCalls {
-					test.add(t, boost+fileScore[t], ix.seenFrom(a, n))
-				}
+		order, evs := ix.evidence(f, seed, func(t int32) bool { return ix.nodes[t].test && !other(t) })
+		for _, t := range order {
+			ev := evs[t]
+			if !ev.byName && !ev.pkg && len(ev.called) == 0 {
+				continue
 			}
+			testScore[t] += boost * ix.score(ev, t, f)
+			test.add(t, 0, ev.why...)
 		}
+	}
+	for t, s := range testScore {
+		s += fileScore[t]
+		if ix.benchmarksOnly(t) {
+			s *= BenchmarkShare
+		}
+		test.score[t] = s
 	}
 	mustTest := test.top(k)
 	for _, t := range mustTest {
