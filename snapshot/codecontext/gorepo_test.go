@@ -95,3 +95,22 @@ func TestMustTestPutsTheFilesOwnTestFirst(t *testing.T) {
 		t.Errorf("may_change = %v; want cmd/kv/main.go (calls GC) first", changes)
 	}
 }
+
+func TestMustReadKeepsTheFileABugNotePointsAt(t *testing.T) {
+	ix := goRepo(t, map[string]string{
+		"watch/fsnotify.go": "package watch\n\n// Event is a rename, create or remove event.\ntype Event struct{ Op int }\n\n" +
+			"// String names the event: rename, create, remove.\nfunc (e Event) String() string { return \"rename create remove event\" }\n\n" +
+			"// Rename is the op of a rename event.\nconst Rename = 1\n\nfunc getOptions() int { return 0 }\n",
+		"watch/inotify.go": "package watch\n\nfunc handleEvent(mask uint32) { _ = getOptions() }\n",
+	}, map[string]string{
+		"Bugs/Rename events lost.md": "# Rename events lost\n\nRename events are lost: only a create arrives.\n\naffects:: [[code:kv/watch/inotify.go#handleEvent]]\n",
+	})
+	a, err := ix.Retrieve(context.Background(), codecontext.Request{Question: "rename events are lost, only a create arrives"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := entryIDs(a.MustRead)
+	if len(read) == 0 || read[0] != "code:kv/watch/inotify.go" {
+		t.Errorf("must_read = %v; want first watch/inotify.go, which the matching bug note says is affected", read)
+	}
+}

@@ -291,6 +291,9 @@ func (ix *Index) answer(seed map[int32]float64, seedWhy map[int32][]string, anch
 	}
 	// must_read: the code the walk ranks highest, tests aside.
 	read := newBucket(ix)
+	// pointed are the files a note matching the question links to (or to
+	// one of their symbols).
+	pointed := map[int32]bool{}
 	for f, s := range fileScore {
 		if ix.nodes[f].test {
 			continue
@@ -309,12 +312,14 @@ func (ix *Index) answer(seed map[int32]float64, seedWhy map[int32][]string, anch
 		for _, a := range ix.adj[f] {
 			if seed[a.to] > 0 && ix.nodes[a.to].kind == KindNote {
 				why = append(why, ix.describe(a, f))
+				pointed[f] = true
 			}
 		}
 		for _, sy := range ix.symbols[f] {
 			for _, a := range ix.adj[sy] {
 				if seed[a.to] > 0 && ix.nodes[a.to].kind == KindNote {
 					why = append(why, ix.describe(a, sy))
+					pointed[f] = true
 				}
 			}
 		}
@@ -325,7 +330,9 @@ func (ix *Index) answer(seed map[int32]float64, seedWhy map[int32][]string, anch
 	}
 	// Keep what ranks near the best (a file far below it was reached, not
 	// asked about); a file that depends on one already kept is left for
-	// may_change.
+	// may_change, unless a note matching the question points at it (the
+	// bug note's affected file is what to read: it comes first then) or
+	// it ranks as high as every kept file it depends on.
 	var mustRead []int32
 	demoted := map[int32]bool{}
 	inRead := map[int32]bool{}
@@ -338,13 +345,17 @@ func (ix *Index) answer(seed map[int32]float64, seedWhy map[int32][]string, anch
 		if len(mustRead) == k || (len(mustRead) > 0 && read.score[f] < MustReadShare*read.score[mustRead[0]]) {
 			break
 		}
-		if ix.dependsOn(f, inRead) {
+		if deps := ix.dependsOn(f, inRead); len(deps) > 0 && !pointed[f] &&
+			slices.ContainsFunc(deps, func(d int32) bool { return read.score[f] < read.score[d] }) {
 			demoted[f] = true
 			continue
 		}
 		mustRead = append(mustRead, f)
 		inRead[f] = true
 	}
+	// What a matching note points at first: the note says where the
+	// question is, the walk only what is near.
+	sort.SliceStable(mustRead, func(i, j int) bool { return pointed[mustRead[i]] && !pointed[mustRead[j]] })
 	for _, f := range mustRead {
 		read.syms[f] = symbolNames(f)
 		read.uses[f] = ix.uses(f, inRead, rank)
@@ -515,18 +526,19 @@ func (ix *Index) uses(f int32, skip map[int32]bool, rank []float64) []string {
 	return out
 }
 
-// dependsOn reports whether file f (or one of its symbols) imports or calls
-// into one of the files in set.
-func (ix *Index) dependsOn(f int32, set map[int32]bool) bool {
+// dependsOn returns the files in set that file f (or one of its symbols)
+// imports or calls into.
+func (ix *Index) dependsOn(f int32, set map[int32]bool) []int32 {
+	var out []int32
 	for _, n := range append([]int32{f}, ix.symbols[f]...) {
 		for _, a := range ix.adj[n] {
 			e := ix.edges[a.edge]
-			if a.out && (e.Type == format.TypeImports || e.Type == format.TypeCalls) && set[ix.fileOf(a.to)] {
-				return true
+			if g := ix.fileOf(a.to); a.out && (e.Type == format.TypeImports || e.Type == format.TypeCalls) && set[g] && !slices.Contains(out, g) {
+				out = append(out, g)
 			}
 		}
 	}
-	return false
+	return out
 }
 
 func orEmpty(e []Entry) []Entry {
