@@ -84,7 +84,7 @@ const MaxWhy = 4
 const MoreHint = "lower k, ask a narrower question, or give one entry's id as anchor for what surrounds it"
 
 // Fit drops the lowest-ranked entries of the longest buckets until the
-// answer's JSON fits max bytes, and says in LeftOut what it left out
+// answer's JSON fits max bytes (must_read's first entry last of all), and says in LeftOut what it left out
 // (adding to what an earlier Fit left out). It reports whether it left
 // out anything this time.
 func (a *Answer) Fit(max int) bool {
@@ -109,9 +109,20 @@ func (a *Answer) fit(max int) {
 		}
 	}
 	for a.size() > max {
+		// The longest bucket loses its last entry; of equally long ones the
+		// last bucket (danger before knowledge ... before must_read), and
+		// must_read's first entry, what the answer is for, goes last of
+		// all.
 		var longest *[]Entry
-		for _, b := range a.buckets() {
-			if len(*b) > 0 && (longest == nil || len(*b) > len(*longest)) {
+		others := 0
+		for _, b := range a.buckets()[1:] {
+			others += len(*b)
+		}
+		for i, b := range a.buckets() {
+			if i == 0 && len(*b) == 1 && others > 0 {
+				continue
+			}
+			if len(*b) > 0 && (longest == nil || len(*b) >= len(*longest)) {
 				longest = b
 			}
 		}
