@@ -121,7 +121,7 @@ func TestRetrieveContextFitsTheBudget(t *testing.T) {
 	st := openStore(t, data)
 	const question = "session cookie is not signed when the secret key rotates"
 	snap, release := st.Acquire()
-	full, err := snap.Code.Retrieve(context.Background(), codecontext.Request{Question: question})
+	full, err := snap.Code.Retrieve(context.Background(), codecontext.Request{Question: question, MaxBytes: 1 << 20})
 	release()
 	if err != nil {
 		t.Fatal(err)

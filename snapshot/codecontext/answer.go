@@ -17,8 +17,12 @@ type Entry struct {
 	// Title is a note's title.
 	Title string `json:"title,omitempty"`
 	// Symbols are the symbols of a file that the question or the edges
-	// reached, best first.
+	// reached, best first, each with its lines in the file:
+	// "retained:133-153" (one line: "Rename:12").
 	Symbols []string `json:"symbols,omitempty"`
+	// Lines, on a danger entry for a symbol, are its lines in its file
+	// ("133-153").
+	Lines string `json:"lines,omitempty"`
 	// Uses, on must_read entries, are what the file or its symbols call
 	// or import in their repository (symbols called first, best ranked
 	// first; at most UsesPerEntry), where the cause of a bug may be when

@@ -114,3 +114,22 @@ func TestMustReadKeepsTheFileABugNotePointsAt(t *testing.T) {
 		t.Errorf("must_read = %v; want first watch/inotify.go, which the matching bug note says is affected", read)
 	}
 }
+
+func TestEntriesSayWhereTheSymbolsAre(t *testing.T) {
+	files := map[string]string{}
+	for p, c := range storeRepo {
+		files[p] = c
+	}
+	files["store/gc.go"] = "package store\n\nfunc GC() int {\n\treturn retained()\n}\n\nfunc retained() int { return 1 }\n"
+	ix := goRepo(t, files, map[string]string{"Retention.md": "# Retention\n\ndangerous:: [[code:kv/store/gc.go#retained]]\n"})
+	a, err := ix.Impact(context.Background(), codecontext.ImpactRequest{ID: "code:kv/store/gc.go#retained"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.MustRead) != 1 || !slices.Equal(a.MustRead[0].Symbols, []string{"retained:7", "GC:3-5"}) {
+		t.Errorf("must_read = %+v; want gc.go with symbols [retained:7 GC:3-5]", a.MustRead)
+	}
+	if len(a.Danger) != 1 || a.Danger[0].Lines != "7" {
+		t.Errorf("danger = %+v; want retained with lines 7", a.Danger)
+	}
+}

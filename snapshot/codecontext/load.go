@@ -33,7 +33,7 @@ type node struct {
 	labels                      []string
 	file                        int32 // a symbol's file, -1 otherwise
 	test                        bool
-	line                        int32
+	line, endLine               int32 // a symbol's first and last line
 }
 
 type arc struct {
@@ -154,7 +154,7 @@ func load(s *snapshot.Snapshot) (*Index, []format.CodeChunk, error) {
 			continue
 		}
 		f := ix.nodes[fi]
-		i := ix.add(node{id: sy.ID, path: f.path, title: sy.Name, kind: KindSymbol, repo: f.repo, file: fi, test: f.test, line: sy.Line})
+		i := ix.add(node{id: sy.ID, path: f.path, title: sy.Name, kind: KindSymbol, repo: f.repo, file: fi, test: f.test, line: sy.Line, endLine: sy.EndLine})
 		ix.symbols[fi] = append(ix.symbols[fi], i)
 	}
 	ix.adj = make([][]arc, len(ix.nodes))

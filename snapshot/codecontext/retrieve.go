@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/vaultgraph/vaultgraph/format"
@@ -285,7 +286,7 @@ func (ix *Index) answer(seed map[int32]float64, seedWhy map[int32][]string, anch
 			if len(names) == 5 {
 				break
 			}
-			names = append(names, ix.nodes[s].title)
+			names = append(names, ix.nodes[s].title+":"+ix.lines(s))
 		}
 		return names
 	}
@@ -434,7 +435,11 @@ func (ix *Index) answer(seed map[int32]float64, seedWhy map[int32][]string, anch
 				if isDanger(e.Type) && !danger.has(n) {
 					danger.add(n, 1)
 					nd := ix.nodes[n]
-					dangerEntries = append(dangerEntries, Entry{ID: nd.id, Path: nd.path, Repo: nd.repo, Note: e.Source,
+					lines := ""
+					if nd.kind == KindSymbol {
+						lines = ix.lines(n)
+					}
+					dangerEntries = append(dangerEntries, Entry{ID: nd.id, Path: nd.path, Repo: nd.repo, Lines: lines, Note: e.Source,
 						Type: e.Type, Reason: propsText(e.Properties), Why: []string{ix.describe(a, n)}, Score: 1})
 				}
 			}
@@ -459,6 +464,16 @@ func (ix *Index) answer(seed map[int32]float64, seedWhy map[int32][]string, anch
 	}
 	return &Answer{Snapshot: ix.snapshot, MustRead: read.entries(mustRead), MayChange: change.entries(mayChange),
 		MustTest: test.entries(mustTest), Knowledge: know.entries(know.top(k)), Danger: orEmpty(dangerEntries), Notice: Notice}
+}
+
+// lines is where symbol n is in its file: "133-153", or "133" for one
+// line.
+func (ix *Index) lines(n int32) string {
+	nd := ix.nodes[n]
+	if nd.endLine <= nd.line {
+		return strconv.Itoa(int(nd.line))
+	}
+	return strconv.Itoa(int(nd.line)) + "-" + strconv.Itoa(int(nd.endLine))
 }
 
 // UsesPerEntry bounds Entry.Uses.
