@@ -78,6 +78,9 @@ type CodeFile struct {
 	Package string `parquet:"package,plain" json:"package,omitempty"`
 	// Test is set for a test file by its language's convention.
 	Test bool `parquet:"test" json:"test"`
+	// Build is a Go file's //go:build expression ("linux && !appengine"),
+	// "" for none.
+	Build string `parquet:"build,optional,plain" json:"build,omitempty"`
 }
 
 // Symbol is one row of symbols.parquet: a function, method, class or type

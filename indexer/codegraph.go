@@ -197,7 +197,7 @@ func codeRows(repo, p, blob string, content []byte) (format.CodeFile, []format.S
 	pf := code.Parse(p, content)
 	id := format.CodeFileID(repo, p)
 	f := format.CodeFile{ID: id, Repo: repo, Path: p, Language: pf.Language, Lines: int32(pf.Lines), Size: int64(len(content)),
-		Blob: blob, Imports: pf.Imports, Package: pf.Package, Test: pf.Test}
+		Blob: blob, Imports: pf.Imports, Package: pf.Package, Test: pf.Test, Build: pf.Build}
 	syms := make([]format.Symbol, len(pf.Symbols))
 	for i, s := range pf.Symbols {
 		syms[i] = format.Symbol{ID: format.SymbolID(id, s.Name), File: id, Name: s.Name, Kind: s.Kind, Line: int32(s.Line),
@@ -266,13 +266,14 @@ type codeLinker struct {
 	imports map[string][]string // file id -> imported file ids
 	pathOf  map[string]string   // file id -> path
 	langOf  map[string]string   // file id -> language
+	oses    map[string]uint32   // Go file id -> goOSSet
 }
 
 func newCodeLinker(repo string, files []format.CodeFile, symbols []format.Symbol) *codeLinker {
 	lk := &codeLinker{repo: repo, files: files, symbols: symbols, byPath: map[string]*format.CodeFile{},
 		byDir: map[string][]*format.CodeFile{}, byBase: map[string][]*format.CodeFile{}, pyByEnd: map[string][]*format.CodeFile{}, byName: map[string][]*format.Symbol{},
 		modules: map[string]string{}, ordinal: map[edgeKey]int{}, imports: map[string][]string{},
-		pathOf: map[string]string{}, langOf: map[string]string{}}
+		pathOf: map[string]string{}, langOf: map[string]string{}, oses: map[string]uint32{}}
 	for i := range files {
 		f := &files[i]
 		lk.byPath[f.Path] = f
@@ -318,7 +319,7 @@ func (lk *codeLinker) edges() []format.Edge {
 	for i := range lk.files {
 		f := &lk.files[i]
 		for _, dst := range lk.resolveImports(f) {
-			if dst.ID == f.ID {
+			if dst.ID == f.ID || !lk.buildsWith(f, dst) {
 				continue
 			}
 			lk.imports[f.ID] = append(lk.imports[f.ID], dst.ID)
@@ -328,6 +329,9 @@ func (lk *codeLinker) edges() []format.Edge {
 	for i := range lk.files {
 		if f := &lk.files[i]; f.Test {
 			for _, dst := range lk.tested(f) {
+				if !lk.buildsWith(f, dst) {
+					continue
+				}
 				lk.add(f.ID, format.TypeTests, dst.ID, format.OriginConvention, 1, fmt.Sprintf("%s tests %s", f.ID, dst.ID))
 			}
 		}
@@ -447,7 +451,10 @@ func (lk *codeLinker) resolveCall(caller *format.Symbol, call string) *format.Sy
 		}
 		return true // x.F(): an exported method
 	}
-	cands = slices.DeleteFunc(slices.Clone(cands), func(c *format.Symbol) bool { return !can(c) })
+	from := lk.byPath[lk.pathOf[caller.File]]
+	cands = slices.DeleteFunc(slices.Clone(cands), func(c *format.Symbol) bool {
+		return !can(c) || (from != nil && !lk.buildsWith(from, lk.byPath[lk.pathOf[c.File]]))
+	})
 	for _, c := range cands {
 		if c.File == caller.File {
 			return c

@@ -1,7 +1,9 @@
 package code
 
 import (
+	"bytes"
 	"go/ast"
+	"go/build/constraint"
 	"go/parser"
 	"go/token"
 	"strconv"
@@ -17,6 +19,7 @@ func parseGo(p string, src []byte, f *File) {
 	}
 	if file.Name != nil {
 		f.Package = file.Name.Name
+		f.Build = goBuild(src[:min(len(src), fset.Position(file.Package).Offset)])
 	}
 	for _, imp := range file.Imports {
 		if path, err := strconv.Unquote(imp.Path.Value); err == nil {
@@ -87,4 +90,18 @@ func goCalls(body *ast.BlockStmt) []string {
 		return true
 	})
 	return calls
+}
+
+// goBuild returns the expression of the //go:build line in a Go file's
+// head (what comes before its package clause), "" for none.
+func goBuild(head []byte) string {
+	for _, line := range bytes.Split(head, []byte("\n")) {
+		l := string(bytes.TrimSpace(line))
+		if constraint.IsGoBuild(l) {
+			if x, err := constraint.Parse(l); err == nil {
+				return x.String()
+			}
+		}
+	}
+	return ""
 }

@@ -9,7 +9,7 @@ import (
 
 // Revision is the revision of the code reader. A snapshot records it; a run
 // with another revision reads every file again instead of reusing its rows.
-const Revision = 4
+const Revision = 5
 
 // MemberCall marks a call of a member (Go's x.F(), Python's x.f(),
 // JavaScript's x.f()) in Symbol.Calls: ".F". A name without it was called
@@ -60,6 +60,8 @@ type File struct {
 	Imports []string
 	// Package is the Go package name.
 	Package string
+	// Build is a Go file's //go:build expression, "" for none.
+	Build string
 	// Test reports a test file by the language's convention.
 	Test bool
 	// Generated reports a file that says it is generated, or is minified
