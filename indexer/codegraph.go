@@ -421,7 +421,8 @@ func commonPrefix(a, b string) int {
 
 // resolveCall finds the symbol a call names: one in the caller's file,
 // else one in a file the caller's file imports, else the only one of that
-// name in the repository, among the symbols the call can name. A bare
+// name in the repository (for a member call of a method, only in the
+// caller's folder), among the symbols the call can name. A bare
 // call (f()) never names a method; in Go it names a function of the
 // caller's package or a builtin (len, append), so it looks nowhere else.
 // A Go name in lower case is the package's own: a member call of it
@@ -480,7 +481,10 @@ func (lk *codeLinker) resolveCall(caller *format.Symbol, call string) *format.Sy
 	if hit != nil {
 		return hit
 	}
-	if len(cands) == 1 {
+	// The only one of that name in the repository; but a member call
+	// (x.push()) of a method outside the caller's package and imports is
+	// no evidence: x may be an array, a file, anything with a push.
+	if len(cands) == 1 && !(member && strings.Contains(cands[0].Name, ".") && !samePackage(cands[0])) {
 		return cands[0]
 	}
 	return nil

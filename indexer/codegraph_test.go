@@ -546,3 +546,29 @@ func TestAVaultInsideItsRepository(t *testing.T) {
 		t.Errorf("%d notes, want the vault's 2", res.Manifest.Counts.Notes)
 	}
 }
+
+// TestMemberCallsOfUnimportedMethods: x.push() on a receiver of unknown
+// type is no call of the only push method of the repository when the
+// caller neither imports its file nor shares its folder (review5 F1).
+func TestMemberCallsOfUnimportedMethods(t *testing.T) {
+	repoDir := t.TempDir()
+	r := gitrepotest.New(t, repoDir)
+	r.Commit("init", map[string]string{
+		"app/main.ts":    "export function run(out: number[]) {\n  out.push(1);\n}\n",
+		"lib/ui.ts":      "export class Panel {\n  push() {}\n  show() { this.push(); }\n}\n",
+		"app/report.py":  "def summarize(s):\n    s.close()\n",
+		"app/store.py":   "class Store:\n    def close(self):\n        pass\n",
+		"app/service.ts": "import { Panel } from '../lib/ui';\n\nexport function open(p: Panel) {\n  p.push();\n}\n",
+	})
+	vault := writeVault(t, map[string]string{"Design.md": "# Design\n\nSee [[code:app/app/main.ts]].\n"})
+	res := codeRun(t, vault, t.TempDir(), repoDir)
+	got := edgeSet(t, res.Dir, format.TypeCalls)
+	want := []string{
+		"code:app/app/report.py#summarize -calls-> code:app/app/store.py#Store.close",
+		"code:app/app/service.ts#open -calls-> code:app/lib/ui.ts#Panel.push",
+		"code:app/lib/ui.ts#Panel.show -calls-> code:app/lib/ui.ts#Panel.push",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("calls edges (-want +got):\n%s", diff)
+	}
+}
