@@ -121,7 +121,7 @@ func TestRetrieveContextOverMCPFitsTheBudget(t *testing.T) {
 	data := t.TempDir()
 	vgOK(t, "index", "--vault", vault, "--data", data, "--repo", "app="+repo, "--graph=false", "--quiet")
 	const question = "session cookie is not signed when the secret key rotates"
-	full := vgOK(t, "retrieve-context", "--data", data, "--json", question)
+	full := vgOK(t, "retrieve-context", "--data", data, "--json", "--max-bytes", "1000000", question)
 	if n := len(strings.TrimSpace(full.stdout)); n <= 6000 || strings.Contains(full.stdout, `"truncated":true`) {
 		t.Fatalf("retrieve-context printed %d bytes, want over 6000 untruncated:\n%s", n, full.stdout)
 	}
