@@ -9,9 +9,11 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -443,6 +445,13 @@ func runScheduleSystemd(c *cli.Context) error {
 	if err != nil {
 		return usageError(err)
 	}
+	if j.User != "" {
+		vault, _ := vaultFolder(c.String("vault"))
+		data, _ := dataFolder(c.String("data"))
+		for _, w := range runAsWarnings(j.User, vault, data) {
+			fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", w)
+		}
+	}
 	if len(j.Env) > 0 {
 		// A mode of 0600 would not help: systemd shows a unit's
 		// Environment= to every local user (systemctl show), and warns
@@ -541,4 +550,55 @@ type unitFile struct {
 	Name    string `json:"name"`
 	Path    string `json:"path,omitempty"`
 	Content string `json:"content,omitempty"`
+}
+
+// runAsWarnings says what the account a system unit runs as could not do
+// with the vault (read it) and the data directory (write it, or the
+// folder it would be created in), by the folders' owners and modes: the
+// usual mistake of a system unit, which would otherwise show only as
+// every run failing on a permission error (review5 F19).
+func runAsWarnings(name, vault, data string) []string {
+	u, err := user.Lookup(name)
+	if err != nil {
+		return []string{fmt.Sprintf("--run-as %s: no such user on this machine (%v); the unit fails to start until it exists", name, err)}
+	}
+	if u.Uid == "0" {
+		return nil
+	}
+	gids, _ := u.GroupIds()
+	may := func(dir string, perm fs.FileMode) (bool, string) {
+		fi, err := os.Stat(dir)
+		if err != nil {
+			return true, ""
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok {
+			return true, ""
+		}
+		mode := fi.Mode().Perm()
+		owner := fmt.Sprint(st.Uid)
+		if o, err := user.LookupId(owner); err == nil {
+			owner = o.Username
+		}
+		desc := fmt.Sprintf("owned by %s, mode %04o", owner, mode)
+		switch {
+		case fmt.Sprint(st.Uid) == u.Uid:
+			return mode&(perm<<6) == perm<<6, desc
+		case slices.Contains(gids, fmt.Sprint(st.Gid)):
+			return mode&(perm<<3) == perm<<3, desc
+		}
+		return mode&perm == perm, desc
+	}
+	var out []string
+	if ok, desc := may(vault, 0o5); !ok {
+		out = append(out, fmt.Sprintf("--run-as %s: the vault %s (%s) is not readable by %s; every run would fail", name, vault, desc, name))
+	}
+	target := data
+	if _, err := os.Stat(data); err != nil {
+		target = filepath.Dir(data)
+	}
+	if ok, desc := may(target, 0o3); !ok {
+		out = append(out, fmt.Sprintf("--run-as %s: %s (%s) is not writable by %s; every run would fail: chown -R %s %s", name, target, desc, name, name, target))
+	}
+	return out
 }

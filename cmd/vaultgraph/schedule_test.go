@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	osexec "os/exec"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -201,5 +202,23 @@ func TestIndexRepoTildeHint(t *testing.T) {
 	}
 	if _, err := os.Lstat(data); err == nil {
 		t.Errorf("the refused run created %s", data)
+	}
+}
+
+// TestScheduleRunAsWarns: a system unit whose --run-as account cannot
+// write the data directory (or read the vault) is written with a warning
+// naming the folder and the fix, not left to fail at every run (review5
+// F19).
+func TestScheduleRunAsWarns(t *testing.T) {
+	if _, err := user.Lookup("nobody"); err != nil {
+		t.Skip("no user nobody on this machine to run as")
+	}
+	vault, data := copyDemoVault(t), t.TempDir() // t.TempDir is 0700, its owner's alone
+	r := vgOK(t, "schedule", "systemd", "--vault", vault, "--data", data, "--run-as", "nobody")
+	if !strings.Contains(r.stderr, "--run-as nobody: "+data) || !strings.Contains(r.stderr, "not writable by nobody") || !strings.Contains(r.stdout, "User=nobody") {
+		t.Errorf("schedule --run-as nobody over a data directory it cannot write:\nstdout %s\nstderr %s", r.stdout, r.stderr)
+	}
+	if r := vgOK(t, "schedule", "systemd", "--vault", vault, "--data", data); strings.Contains(r.stderr, "--run-as") {
+		t.Errorf("a user unit warns about --run-as: %s", r.stderr)
 	}
 }
