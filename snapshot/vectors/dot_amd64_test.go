@@ -24,6 +24,12 @@ func TestKernelsAgreeAtEveryLevel(t *testing.T) {
 			TestSimilarityKernelAgrees(t)
 			TestPrefetchIgnoresRowsOutOfRange(t)
 			TestFitPairKernelAgrees(t)
+			// The quarter kernels run on AVX2 without VNNI: at the
+			// level without AVX-512 a VNNI machine checks them too (each
+			// in its own subtest, as they skip at the portable level).
+			t.Run("quarters", TestQuarterBatchKernelAgrees)
+			t.Run("quarter graph", TestQuarterResidualsSameGraph)
+			t.Run("off the grid", TestFileOffTheGridKeepsResiduals)
 		})
 	}
 }
