@@ -264,6 +264,7 @@ type codeLinker struct {
 	out     []format.Edge
 	ordinal map[edgeKey]int
 	imports map[string][]string // file id -> imported file ids
+	kept    []*format.Symbol    // resolveCall's candidates, reused
 	pathOf  map[string]string   // file id -> path
 	langOf  map[string]string   // file id -> language
 	oses    map[string]uint32   // Go file id -> goOSSet
@@ -453,9 +454,13 @@ func (lk *codeLinker) resolveCall(caller *format.Symbol, call string) *format.Sy
 		return true // x.F(): an exported method
 	}
 	from := lk.byPath[lk.pathOf[caller.File]]
-	cands = slices.DeleteFunc(slices.Clone(cands), func(c *format.Symbol) bool {
-		return !can(c) || (from != nil && !lk.buildsWith(from, lk.byPath[lk.pathOf[c.File]]))
-	})
+	kept := lk.kept[:0] // reused: resolveCall runs once per call of every symbol
+	for _, c := range cands {
+		if can(c) && (from == nil || lk.buildsWith(from, lk.byPath[lk.pathOf[c.File]])) {
+			kept = append(kept, c)
+		}
+	}
+	lk.kept, cands = kept, kept
 	for _, c := range cands {
 		if c.File == caller.File {
 			return c
