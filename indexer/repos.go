@@ -112,7 +112,7 @@ func readRepo(ctx context.Context, vault string, spec Repo, maxBytes int64) (rep
 	}
 	inVault := vaultFiles(vault, r.Root())
 	keep := func(p string) bool {
-		return (len(spec.Include) == 0 || include.match(p)) && !exclude.match(p) && !inVault(p)
+		return (len(spec.Include) == 0 || include.Match(p)) && !exclude.Match(p) && !inVault(p)
 	}
 	files, skipped, err := r.Tracked(ctx, keep, maxBytes)
 	if err != nil {

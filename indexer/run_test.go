@@ -16,6 +16,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/format/glob"
 	"github.com/vaultgraph/vaultgraph/indexer/note"
 	"github.com/vaultgraph/vaultgraph/snapshot"
 )
@@ -308,7 +309,7 @@ func TestRunOversizedNoteGrowing(t *testing.T) {
 	if !hasWarning(first.Manifest, "Log.md", format.WarnTooLarge) {
 		t.Fatalf("no too-large warning: %+v", first.Manifest.Warnings)
 	}
-	sig, err := statSignature(vault, &ignoreRules{}, 100)
+	sig, err := statSignature(vault, &glob.Set{}, 100)
 	must(t, err)
 	for i := range 2 {
 		f, err := os.OpenFile(filepath.Join(vault, "Log.md"), os.O_APPEND|os.O_WRONLY, 0)
@@ -318,7 +319,7 @@ func TestRunOversizedNoteGrowing(t *testing.T) {
 		if r := run(t, vault, data, limit); !r.Unchanged {
 			t.Errorf("append %d to a note over the limit published %s: warnings %+v", i+1, r.ID, r.Manifest.Warnings)
 		}
-		if now, err := statSignature(vault, &ignoreRules{}, 100); err != nil || now != sig {
+		if now, err := statSignature(vault, &glob.Set{}, 100); err != nil || now != sig {
 			t.Errorf("append %d: the poller sees a change (err %v)", i+1, err)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/format/glob"
 )
 
 // vaultFile is one note file found in the vault.
@@ -31,7 +32,7 @@ type vaultFile struct {
 // take instead of failing.
 type walker struct {
 	root     string // real path of the vault root
-	ignore   *ignoreRules
+	ignore   *glob.Set
 	maxBytes int64
 	files    []vaultFile
 	warnings []format.Warning
@@ -43,7 +44,7 @@ type walker struct {
 // real path joined with its name), rel its vault path.
 type link struct{ abs, rel string }
 
-func walkVault(root string, ignore *ignoreRules, maxBytes int64) ([]vaultFile, []format.Warning, error) {
+func walkVault(root string, ignore *glob.Set, maxBytes int64) ([]vaultFile, []format.Warning, error) {
 	real, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open vault: %w", err)
@@ -95,7 +96,7 @@ func (w *walker) dir(abs, rel string) error {
 			continue
 		}
 		childRel := path.Join(rel, name)
-		if w.ignore.match(childRel) {
+		if w.ignore.Match(childRel) {
 			continue
 		}
 		if !utf8.ValidString(name) {

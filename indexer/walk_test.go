@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/format/glob"
 )
 
 // writeVault creates files (path -> content) under a new temporary vault.
@@ -133,7 +134,7 @@ func TestWalkSymlinkedFolderNeverTakesOverTheRealOne(t *testing.T) {
 			// A link to a folder holding it is a cycle, not a duplicate.
 			must(t, os.Symlink("..", filepath.Join(root, "Other", "up")))
 
-			files, warnings, err := walkVault(root, &ignoreRules{}, 1<<20)
+			files, warnings, err := walkVault(root, &glob.Set{}, 1<<20)
 			must(t, err)
 			var paths []string
 			for _, f := range files {
@@ -164,7 +165,7 @@ func TestWalkFollowsSymlinksOnce(t *testing.T) {
 	must(t, os.Symlink(".stash/Deck", filepath.Join(root, "B")))
 	must(t, os.Symlink(".stash/Deck", filepath.Join(root, "A")))
 	must(t, os.Symlink("..", filepath.Join(root, ".stash", "Deck", "Inner", "Back")))
-	files, warnings, err := walkVault(root, &ignoreRules{}, 1<<20)
+	files, warnings, err := walkVault(root, &glob.Set{}, 1<<20)
 	must(t, err)
 	var paths, got []string
 	for _, f := range files {
@@ -187,10 +188,10 @@ func TestWalkFollowsSymlinksOnce(t *testing.T) {
 // walk.
 func TestWalkTooLargeMessageIsStable(t *testing.T) {
 	root := writeVault(t, map[string]string{"Log.md": strings.Repeat("x", 200)})
-	_, before, err := walkVault(root, &ignoreRules{}, 100)
+	_, before, err := walkVault(root, &glob.Set{}, 100)
 	must(t, err)
 	must(t, os.WriteFile(filepath.Join(root, "Log.md"), []byte(strings.Repeat("x", 300)), 0o644))
-	_, after, err := walkVault(root, &ignoreRules{}, 100)
+	_, after, err := walkVault(root, &glob.Set{}, 100)
 	must(t, err)
 	if len(before) != 1 || !cmp.Equal(before, after) {
 		t.Errorf("warnings before growing %+v, after %+v: want one, the same", before, after)

@@ -18,6 +18,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/format/glob"
 )
 
 // Defaults of WatchOptions.
@@ -210,7 +211,7 @@ type changeSource struct {
 
 // watchChanges starts the change source: fsnotify, or polling when
 // wopts.Poll is positive or fsnotify cannot watch the vault.
-func watchChanges(ctx context.Context, root string, ignore *ignoreRules, opts Options, wopts WatchOptions) (*changeSource, error) {
+func watchChanges(ctx context.Context, root string, ignore *glob.Set, opts Options, wopts WatchOptions) (*changeSource, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	src := &changeSource{changes: make(chan struct{}, 1), dirty: &changeSet{}, debounce: wopts.Debounce,
 		root: root, maxBytes: opts.MaxNoteBytes, log: opts.Log, resync: func() {}}
@@ -337,7 +338,7 @@ func alreadyIndexed(root string, m *format.Manifest, notes []string, maxBytes in
 type eventWatcher struct {
 	w       *fsnotify.Watcher
 	root    string
-	ignore  *ignoreRules
+	ignore  *glob.Set
 	dirty   *changeSet
 	log     *slog.Logger
 	dirs    map[string]bool // watched folders, by absolute path
@@ -345,7 +346,7 @@ type eventWatcher struct {
 	recheck chan struct{}   // a pending request to resync
 }
 
-func newEventWatcher(root string, ignore *ignoreRules, dirty *changeSet, log *slog.Logger) (*eventWatcher, error) {
+func newEventWatcher(root string, ignore *glob.Set, dirty *changeSet, log *slog.Logger) (*eventWatcher, error) {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, err
@@ -478,7 +479,7 @@ func (ew *eventWatcher) skipped(p string) bool {
 			return true
 		}
 	}
-	return ew.ignore.match(rel)
+	return ew.ignore.Match(rel)
 }
 
 func (ew *eventWatcher) run(ctx context.Context, changes chan<- struct{}) {
@@ -594,7 +595,7 @@ func (ew *eventWatcher) created(dir string) bool {
 // poller compares the vault's stat signature at every poll.
 type poller struct {
 	root     string
-	ignore   *ignoreRules
+	ignore   *glob.Set
 	maxBytes int64
 	log      *slog.Logger
 	last     string // the signature at the last poll
@@ -671,7 +672,7 @@ func (s *pollSettler) poll(changed bool) bool {
 // the indexer would read, and the problems the walk found as a run
 // compares them. It reads no file's content, so it is cheap enough to
 // compute every few seconds.
-func statSignature(root string, ignore *ignoreRules, maxBytes int64) (string, error) {
+func statSignature(root string, ignore *glob.Set, maxBytes int64) (string, error) {
 	files, warnings, err := walkVault(root, ignore, maxBytes)
 	if err != nil {
 		return "", err

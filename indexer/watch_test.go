@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/format/glob"
 	"github.com/vaultgraph/vaultgraph/indexer/vaultgen"
 	"github.com/vaultgraph/vaultgraph/snapshot"
 	"github.com/vaultgraph/vaultgraph/snapshot/embed/embedtest"
@@ -286,12 +287,12 @@ func TestWatchRetriesPendingVectors(t *testing.T) {
 
 // startEventWatcher watches root (its real path: ew.root) without running
 // the watcher's goroutine: tests read the events themselves (await).
-func startEventWatcher(t *testing.T, root string, ignore *ignoreRules) *eventWatcher {
+func startEventWatcher(t *testing.T, root string, ignore *glob.Set) *eventWatcher {
 	t.Helper()
 	real, err := filepath.EvalSymlinks(root)
 	must(t, err)
 	if ignore == nil {
-		ignore = &ignoreRules{}
+		ignore = &glob.Set{}
 	}
 	ew, err := newEventWatcher(real, ignore, &changeSet{}, slog.New(slog.DiscardHandler))
 	must(t, err)
@@ -662,9 +663,9 @@ func TestPollSettler(t *testing.T) {
 // nothing new.
 func TestPollerSettlesBursts(t *testing.T) {
 	root := writeVault(t, map[string]string{"Log.md": "0"})
-	sig, err := statSignature(root, &ignoreRules{}, DefaultMaxNoteBytes)
+	sig, err := statSignature(root, &glob.Set{}, DefaultMaxNoteBytes)
 	must(t, err)
-	p := &poller{root: root, ignore: &ignoreRules{}, maxBytes: DefaultMaxNoteBytes, log: slog.New(slog.DiscardHandler), last: sig,
+	p := &poller{root: root, ignore: &glob.Set{}, maxBytes: DefaultMaxNoteBytes, log: slog.New(slog.DiscardHandler), last: sig,
 		settle: newPollSettler(time.Second, 500*time.Millisecond), dirty: &changeSet{}}
 	changes := make(chan struct{}, 1)
 	signalled := func() bool {

@@ -1,9 +1,9 @@
-package indexer
+package glob
 
 import "testing"
 
 func TestIgnore(t *testing.T) {
-	rules, err := compileIgnore([]string{"Templates/", "*.excalidraw.md", "Archive/**/old-*.md", "/Inbox/drafts"})
+	rules, err := Compile([]string{"Templates/", "*.excalidraw.md", "Archive/**/old-*.md", "/Inbox/drafts"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,8 +24,24 @@ func TestIgnore(t *testing.T) {
 		"Archive/2020/q1/older-b.md.x": false,
 	}
 	for p, want := range tests {
-		if got := rules.match(p); got != want {
+		if got := rules.Match(p); got != want {
 			t.Errorf("match(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+func TestWhichNamesThePattern(t *testing.T) {
+	s, err := Compile([]string{"docs/", "backend_*.go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{
+		"docs/a/b.md":        "docs/",
+		"x/backend_linux.go": "backend_*.go",
+		"fsnotify.go":        "",
+	} {
+		if got := s.Which(p); got != want {
+			t.Errorf("Which(%q) = %q, want %q", p, got, want)
 		}
 	}
 }
