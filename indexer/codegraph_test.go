@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -509,7 +510,7 @@ func TestARunWithoutTheParentsRepository(t *testing.T) {
 	for _, w := range second.Manifest.Warnings {
 		if w.Kind == format.WarnUnresolvedCodeLink {
 			n++
-			if !strings.Contains(w.Message, "no repository named app is indexed in this run") {
+			if !strings.Contains(w.Message, "no repository named app is indexed (index it with --repo app=PATH)") {
 				t.Errorf("warning %q; want it to say no repository app is indexed", w.Message)
 			}
 		}
@@ -570,5 +571,62 @@ func TestMemberCallsOfUnimportedMethods(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("calls edges (-want +got):\n%s", diff)
+	}
+}
+
+// TestCodeLinksAsPeopleWriteThem: a line anchor pasted from a forge
+// (#L5, #L5-L7) resolves to the symbol spanning that line, or to the file;
+// a path with ./ is cleaned; and a link that still names nothing says what
+// it most likely meant, or which of the run's globs left the file out
+// (review5 F13, F26).
+func TestCodeLinksAsPeopleWriteThem(t *testing.T) {
+	repoDir := t.TempDir()
+	r := gitrepotest.New(t, repoDir)
+	r.Commit("init", map[string]string{
+		"go.mod": "module example.com/r\n\ngo 1.22\n",
+		// Lines: 1 package, 3 type, 5-7 handleEvent, 9 readEvents.
+		"w/inotify.go":       "package w\n\ntype inotify struct{}\n\nfunc (i *inotify) handleEvent() {\n\treadEvents()\n}\n\nfunc readEvents() {}\n",
+		"w/backend_linux.go": "package w\n\nfunc linux() {}\n",
+	})
+	vault := writeVault(t, map[string]string{"Links.md": "# Links\n\n" +
+		"a:: [[code:app/w/inotify.go#L6]]\n" +
+		"b:: [[code:app/w/inotify.go#L5-L7]]\n" +
+		"c:: [[code:app/w/inotify.go#L2]]\n" +
+		"d:: [[code:app/./w/inotify.go]]\n" +
+		"e:: [[code:APP/w/inotify.go]]\n" +
+		"f:: [[code:app/w/Inotify.go]]\n" +
+		"g:: [[code:app/w/inotify.go#Inotify.HandleEvent]]\n" +
+		"h:: [[code:app/w/inotify.go#L40]]\n" +
+		"i:: [[code:app/w/backend_linux.go]]\n" +
+		"j:: [[code:app/x/inotify.go]]\n"})
+	res := run(t, vault, t.TempDir(), func(o *Options) {
+		o.Repos = []Repo{{Name: "app", Path: repoDir, Exclude: []string{"backend_*.go"}}}
+	})
+	wantEdges := []string{
+		"Links.md -a-> code:app/w/inotify.go#inotify.handleEvent",
+		"Links.md -b-> code:app/w/inotify.go#inotify.handleEvent",
+		"Links.md -c-> code:app/w/inotify.go",
+		"Links.md -d-> code:app/w/inotify.go",
+	}
+	if diff := cmp.Diff(wantEdges, edgeSet(t, res.Dir, "a", "b", "c", "d")); diff != "" {
+		t.Errorf("resolved links (-want +got):\n%s", diff)
+	}
+	var msgs []string
+	for _, w := range res.Manifest.Warnings {
+		if w.Kind == format.WarnUnresolvedCodeLink {
+			msgs = append(msgs, w.Message)
+		}
+	}
+	sort.Strings(msgs)
+	want := []string{
+		"e:: code:APP/w/inotify.go: no repository named APP is indexed; did you mean app?",
+		"f:: code:app/w/Inotify.go: no tracked file has this path; did you mean code:app/w/inotify.go?",
+		"g:: code:app/w/inotify.go#Inotify.HandleEvent: the file has no symbol Inotify.HandleEvent; did you mean inotify.handleEvent?",
+		"h:: code:app/w/inotify.go#L40: the file has 9 lines, not 40",
+		"i:: code:app/w/backend_linux.go: the run left it out: --repo-exclude backend_*.go",
+		"j:: code:app/x/inotify.go: no tracked file has this path; did you mean code:app/w/inotify.go?",
+	}
+	if diff := cmp.Diff(want, msgs); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/vaultgraph/vaultgraph/format"
-	"github.com/vaultgraph/vaultgraph/format/spell"
 )
 
 // codeLinksOf returns the links of notes that name code: wikilinks and
@@ -69,44 +68,24 @@ func lineOf(content, s string) int32 {
 }
 
 // resolveCodeLinks turns code links into edges from notes to code files and
-// symbols. A link that names no tracked file or symbol is kept as an
-// unresolved edge to the id it names and reported as a warning.
+// symbols, as format.CodeCatalog resolves them. A link that names no
+// tracked file or symbol is kept as an unresolved edge to the id it names
+// and reported as a warning saying why.
 func resolveCodeLinks(links []format.Link, ct *codeTables) (edges []format.Edge, warnings []format.Warning, unresolved int) {
-	known := make(map[string]bool, len(ct.files)+len(ct.symbols))
-	for _, f := range ct.files {
-		known[f.ID] = true
-	}
-	symbolsOf := map[string][]string{} // file id -> its symbols' names
-	for _, s := range ct.symbols {
-		known[s.ID] = true
-		symbolsOf[s.File] = append(symbolsOf[s.File], s.Name)
-	}
-	indexed := map[string]bool{}
-	for _, r := range ct.repos {
-		indexed[r.Name] = true
-	}
+	cat := format.NewCodeCatalog(ct.repos, ct.files, ct.symbols)
 	ordinal := map[edgeKey]int{}
 	for _, l := range links {
 		target := l.Target
 		if l.Anchor != "" {
 			target += "#" + l.Anchor
 		}
-		ok := known[target]
-		if !ok {
+		resolved, ok := cat.Resolve(target)
+		if ok {
+			target = resolved
+		} else {
 			unresolved++
-			why := "no tracked file or symbol has this id"
-			if repo, _, _, valid := format.SplitCodeID(target); !valid {
-				why = "write code:REPO/path or code:REPO/path#Symbol"
-			} else if !indexed[repo] {
-				why = "no repository named " + repo + " is indexed in this run (index it with --repo " + repo + "=PATH)"
-			} else if l.Anchor != "" && known[l.Target] {
-				why = "the file has no symbol " + l.Anchor
-				if m := closestSymbol(l.Anchor, symbolsOf[l.Target]); m != "" {
-					why += "; did you mean " + m + "?"
-				}
-			}
 			warnings = append(warnings, format.Warning{File: l.Source, Line: int(l.Line), Kind: format.WarnUnresolvedCodeLink,
-				Message: fmt.Sprintf("%s:: %s: %s", l.Type, target, why)})
+				Message: fmt.Sprintf("%s:: %s: %s", l.Type, target, cat.Why(target))})
 		}
 		k := edgeKey{l.Source, l.Type, target}
 		n := ordinal[k]
@@ -120,20 +99,4 @@ func resolveCodeLinks(links []format.Link, ct *codeTables) (edges []format.Edge,
 			Unresolved: !ok, Sentence: fmt.Sprintf("%s %s %s", l.Source, l.Type, target)})
 	}
 	return edges, warnings, unresolved
-}
-
-// closestSymbol returns the symbol of a file an anchor most likely meant:
-// the method whose name after its type is the anchor (handleEvent for
-// inotify.handleEvent), else the closest by spelling, or "".
-func closestSymbol(anchor string, names []string) string {
-	best, bestD := "", 3
-	for _, n := range names {
-		if short := n[strings.LastIndex(n, ".")+1:]; short == anchor {
-			return n
-		}
-		if d := spell.Distance(spell.Fold(anchor), spell.Fold(n), 2); d < bestD {
-			best, bestD = n, d
-		}
-	}
-	return best
 }

@@ -112,3 +112,40 @@ func TestRetrieveContextOverREST(t *testing.T) {
 		t.Errorf("GET /divergence = %d %s", r.status, r.body)
 	}
 }
+
+// TestDivergenceSaysWhy: GET /divergence gives each diverging code link
+// the reason the indexer warned with: a file the run's --repo-exclude left
+// out, a path that differs only in case (review5 F13, F26).
+func TestDivergenceSaysWhy(t *testing.T) {
+	repoDir := t.TempDir()
+	gitrepotest.New(t, repoDir).Commit("init", map[string]string{
+		"go.mod":             "module example.com/r\n\ngo 1.22\n",
+		"w/inotify.go":       "package w\n\nfunc readEvents() {}\n",
+		"w/backend_linux.go": "package w\n\nfunc linux() {}\n",
+	})
+	vault := t.TempDir()
+	gitrepotest.WriteVault(t, vault, map[string]string{"Links.md": "# Links\n\n" +
+		"a:: [[code:app/w/backend_linux.go]]\nb:: [[code:app/w/Inotify.go]]\n"})
+	data := t.TempDir()
+	if _, err := indexer.Run(context.Background(), indexer.Options{Vault: vault, Data: data,
+		Repos: []indexer.Repo{{Name: "app", Path: repoDir, Exclude: []string{"backend_*.go"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, data, serverConfig{})
+	r := ts.get("/divergence")
+	var got struct{ Divergence []codecontext.Divergence }
+	if err := json.Unmarshal(r.body, &got); r.status != 200 || err != nil {
+		t.Fatalf("GET /divergence = %d %s (%v)", r.status, r.body, err)
+	}
+	want := map[string]string{
+		"code:app/w/backend_linux.go": "the run left it out: --repo-exclude backend_*.go",
+		"code:app/w/Inotify.go":       "no tracked file has this path; did you mean code:app/w/inotify.go?",
+	}
+	reasons := map[string]string{}
+	for _, d := range got.Divergence {
+		reasons[d.Target] = d.Reason
+	}
+	if !maps.Equal(want, reasons) {
+		t.Errorf("divergence reasons %v, want %v", reasons, want)
+	}
+}

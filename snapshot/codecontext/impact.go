@@ -96,27 +96,18 @@ type Divergence struct {
 // Divergence lists every note's code link whose target does not exist,
 // sorted by note, line and target.
 func (ix *Index) Divergence() []Divergence {
-	return DivergenceOf(ix.edges, func(id string) bool {
-		n, ok := ix.byID[id]
-		return ok && ix.nodes[n].kind != KindStub
-	})
+	return DivergenceOf(ix.edges, ix.catalog)
 }
 
-// DivergenceOf lists the unresolved code links among edges; exists reports
-// whether a code id names a file or symbol (to say which part is missing).
-func DivergenceOf(edges []format.Edge, exists func(id string) bool) []Divergence {
+// DivergenceOf lists the unresolved code links among edges; the catalog of
+// the snapshot's code says why each names nothing.
+func DivergenceOf(edges []format.Edge, cat *format.CodeCatalog) []Divergence {
 	var out []Divergence
 	for _, e := range edges {
 		if !e.Unresolved || !format.IsCodeID(e.Target) {
 			continue
 		}
-		d := Divergence{Note: e.Source, Type: e.Type, Target: e.Target, Line: e.Line, Reason: "no tracked file has this path"}
-		if repo, p, sym, ok := format.SplitCodeID(e.Target); !ok {
-			d.Reason = "not a code id: write code:REPO/path or code:REPO/path#Symbol"
-		} else if sym != "" && exists(format.CodeFileID(repo, p)) {
-			d.Reason = "the file has no symbol " + sym
-		}
-		out = append(out, d)
+		out = append(out, Divergence{Note: e.Source, Type: e.Type, Target: e.Target, Line: e.Line, Reason: cat.Why(e.Target)})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]

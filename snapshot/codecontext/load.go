@@ -59,7 +59,10 @@ type Index struct {
 	// would match every note that links to it).
 	linkTerms map[string]bool
 	// repos are the names of the snapshot's repositories.
-	repos     []string
+	repos []string
+	// catalog resolves code ids as notes write them, and says why one
+	// names nothing.
+	catalog   *format.CodeCatalog
 	noteChunk []int32 // bm25 document -> note node
 	codeLex   *lexicon
 	codeChunk []int32 // code lexicon document -> file or symbol node
@@ -137,7 +140,8 @@ func load(s *snapshot.Snapshot) (*Index, []format.CodeChunk, error) {
 	if err := g.Wait(); err != nil {
 		return nil, nil, fmt.Errorf("load code context of %s: %w", s.ID, err)
 	}
-	ix := &Index{snapshot: s.ID, linkTerms: linkTerms, repos: repos, byID: map[string]int32{}, symbols: map[int32][]int32{}}
+	ix := &Index{snapshot: s.ID, linkTerms: linkTerms, repos: repos, byID: map[string]int32{}, symbols: map[int32][]int32{},
+		catalog: format.NewCodeCatalog(s.Manifest.Repos, code.Files, code.Symbols)}
 	for _, n := range notes {
 		kind := KindNote
 		if n.Stub {
