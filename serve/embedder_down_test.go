@@ -84,3 +84,35 @@ func TestSearchFallsBackToBM25WhenTheEmbedderIsDown(t *testing.T) {
 		t.Errorf("method vectors: status %d kind %q, want a 503 unavailable to retry: %s", r.status, r.errorKind(), r.body)
 	}
 }
+
+// TestRetrieveFallsBackToBM25WhenTheEmbedderIsDown: with the Ollama server
+// down, POST /retrieve seeds from BM25
+// and the names the question mentions, and say in a warning that the
+// vectors were not used and why, instead of a 503.
+func TestRetrieveFallsBackToBM25WhenTheEmbedderIsDown(t *testing.T) {
+	data, cfg := ollamaData(t)
+	var sc serverConfig
+	sc.store.Embed = cfg
+	ts := startServer(t, data, sc)
+
+	for _, route := range []string{"/retrieve"} {
+		r := ts.post(route, `{"question": "which fruit is yellow"}`)
+		if r.status != 200 {
+			t.Fatalf("%s: status %d: %s", route, r.status, r.body)
+		}
+		obj := r.object(t)
+		chunks, _ := obj["chunks"].([]any)
+		if len(chunks) == 0 || chunks[0].(map[string]any)["node"] != "Bananas.md" {
+			t.Errorf("%s: chunks %v, want Bananas.md's first", route, chunks)
+		}
+		warnings, _ := obj["warnings"].([]any)
+		found := false
+		for _, w := range warnings {
+			s, _ := w.(string)
+			found = found || strings.Contains(s, "vectors were not used") && strings.Contains(s, "connection refused")
+		}
+		if !found {
+			t.Errorf("%s: warnings %v, want one saying the vectors were not used because of the refused connection", route, warnings)
+		}
+	}
+}

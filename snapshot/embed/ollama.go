@@ -96,7 +96,7 @@ func (o *Ollama) Embed(ctx context.Context, task Task, texts []string) ([][]floa
 	truncate := true
 	req := &api.EmbedRequest{Model: o.model, Input: o.prefixes.apply(task, texts), Truncate: &truncate}
 	var resp *api.EmbedResponse
-	err := o.retry.do(ctx, func(ctx context.Context) error {
+	err := o.retry.forTask(task).do(ctx, func(ctx context.Context) error {
 		r, err := o.client.Embed(ctx, req)
 		if err != nil {
 			return o.classify(err)

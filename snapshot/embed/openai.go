@@ -142,7 +142,7 @@ func (o *OpenAI) Embed(ctx context.Context, task Task, texts []string) ([][]floa
 		return nil, fmt.Errorf("openai: encode request: %w", err)
 	}
 	var resp openAIResponse
-	err = o.retry.do(ctx, func(ctx context.Context) error { return o.post(ctx, body, &resp) })
+	err = o.retry.forTask(task).do(ctx, func(ctx context.Context) error { return o.post(ctx, body, &resp) })
 	if err != nil {
 		return nil, fmt.Errorf("openai %s at %s: %w", o.model, o.endpoint, err)
 	}

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -342,5 +345,54 @@ func TestCheckRefusesOtherModels(t *testing.T) {
 	}
 	if _, err := embed.ForSnapshot(other.Manifest(512), embed.Config{}); !errors.Is(err, embed.ErrModelMismatch) {
 		t.Errorf("ForSnapshot of another builtin: err = %v", err)
+	}
+}
+
+// countingTransport counts the requests it carries over the default
+// transport.
+type countingTransport struct{ n atomic.Int32 }
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestRefusedQueryIsNotRetried: with nothing listening at the model
+// server's address, a query (a reader waits, and search answers from BM25
+// without it) fails at the first refused connection, while embedding
+// documents for an index run keeps its tries.
+func TestRefusedQueryIsNotRetried(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	ln.Close() // nothing listens there now
+	for _, spec := range []string{"ollama:nomic-embed-text", "openai:text-embedding-3-small"} {
+		var tr countingTransport
+		cfg := fastRetries(embed.Config{OllamaHost: url, OpenAIBaseURL: url, Transport: &tr})
+		cfg.Getenv = func(k string) string {
+			if k == "OPENAI_API_KEY" {
+				return "sk-test"
+			}
+			return ""
+		}
+		e, err := embed.New(spec, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			task embed.Task
+			want int32
+		}{{embed.Query, 1}, {embed.Document, 3}} {
+			tr.n.Store(0)
+			_, err := e.Embed(context.Background(), tc.task, []string{"a"})
+			if err == nil || !errors.Is(err, syscall.ECONNREFUSED) {
+				t.Errorf("%s task %d: err = %v, want a refused connection", spec, tc.task, err)
+			}
+			if got := tr.n.Load(); got != tc.want {
+				t.Errorf("%s task %d: %d requests, want %d", spec, tc.task, got, tc.want)
+			}
+		}
 	}
 }

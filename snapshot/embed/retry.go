@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"net"
+	"syscall"
 	"time"
 )
 
@@ -14,6 +15,19 @@ type retryPolicy struct {
 	attempts int // total tries, at least 1
 	base     time.Duration
 	max      time.Duration
+	// refusedIsFinal ends the tries at a refused connection: nothing
+	// listens at the host, which retrying within a second rarely changes.
+	refusedIsFinal bool
+}
+
+// forTask is the policy for embedding texts of task t. A query is embedded
+// while somebody waits for the answer, and a search or retrieval can answer
+// without vectors (from BM25), so a refused connection ends its tries at
+// once instead of waiting out the backoff; an index run keeps retrying, as
+// a model server being restarted comes back.
+func (p retryPolicy) forTask(t Task) retryPolicy {
+	p.refusedIsFinal = t == Query
+	return p
 }
 
 // errPermanent marks an error that retrying cannot fix (a 400, a missing
@@ -63,6 +77,9 @@ func (p retryPolicy) do(ctx context.Context, op func(ctx context.Context) error)
 		var pe permanentError
 		if errors.As(err, &pe) {
 			return pe.err
+		}
+		if p.refusedIsFinal && errors.Is(err, syscall.ECONNREFUSED) {
+			return err
 		}
 	}
 	return err

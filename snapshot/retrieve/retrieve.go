@@ -3,6 +3,7 @@ package retrieve
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -45,14 +46,20 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
+	var vec []float32
+	var skipped string
 	vecs, err := r.embedder.Embed(ctx, embed.Query, []string{p.question})
-	if err != nil {
+	switch {
+	case err == nil && len(vecs) != 1:
+		return nil, fmt.Errorf("embed question: the embedder returned %d vectors for one text", len(vecs))
+	case err == nil:
+		vec = vecs[0]
+	case r.lexicalFallback(ctx, err):
+		skipped = fmt.Sprintf("the question could not be embedded (%v), so the vectors were not used: the seeds are the BM25 ranking (exact words) and the notes the question names, and no edge is a seed by its sentence", err)
+	default:
 		return nil, fmt.Errorf("embed question: %w", err)
 	}
-	if len(vecs) != 1 {
-		return nil, fmt.Errorf("embed question: the embedder returned %d vectors for one text", len(vecs))
-	}
-	q := &question{r: r, p: p, vec: vecs[0], walkable: r.typeSet(p.types)}
+	q := &question{r: r, p: p, vec: vec, walkable: r.typeSet(p.types)}
 	q.typedOnly = q.defaultTypes()
 	q.s = r.scratch.get(len(r.chunks), r.graph.Len())
 	q.s.next()
@@ -75,8 +82,20 @@ func (r *Retriever) Retrieve(ctx context.Context, req Request) (*Result, error) 
 		return nil, err
 	}
 	res := q.assemble()
+	if skipped != "" {
+		res.Warnings = append(res.Warnings, skipped)
+	}
 	res.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
 	return res, nil
+}
+
+// lexicalFallback reports whether a question that could not be embedded
+// (the model server is down or failing) is answered without vectors: the
+// snapshot has a BM25 index to seed from and the request has time left. An
+// embedder of another model than the snapshot's is a setting to fix, not an
+// outage, and fails instead.
+func (r *Retriever) lexicalFallback(ctx context.Context, err error) bool {
+	return r.lexical != nil && ctx.Err() == nil && !errors.Is(err, embed.ErrModelMismatch)
 }
 
 // question is the state of one Retrieve.
@@ -198,15 +217,17 @@ func (q *question) edgeFit(e int32) float64 {
 func (q *question) seed() error {
 	r, p := q.r, q.p
 	nc := max(4*p.k, 20)
-	vres, err := r.search.SearchVector(search.Query{Target: search.Chunks, K: nc}, q.vec)
-	if err != nil {
-		return err
-	}
-	q.pending = vres.Pending
 	var vecChunks []int32
-	for _, h := range vres.Chunks {
-		if h.Item >= 0 && h.Item < len(r.chunks) {
-			vecChunks = append(vecChunks, int32(h.Item))
+	if q.vec != nil {
+		vres, err := r.search.SearchVector(search.Query{Target: search.Chunks, K: nc}, q.vec)
+		if err != nil {
+			return err
+		}
+		q.pending = vres.Pending
+		for _, h := range vres.Chunks {
+			if h.Item >= 0 && h.Item < len(r.chunks) {
+				vecChunks = append(vecChunks, int32(h.Item))
+			}
 		}
 	}
 	var lexChunks []int32
@@ -281,7 +302,7 @@ const edgeOverFetch = 8
 // walkable edges come back, from an exact scan of the walkable edges' rows.
 func (q *question) seedEdges() ([]edgeHit, error) {
 	r, p := q.r, q.p
-	if len(p.types) == 0 {
+	if len(p.types) == 0 || q.vec == nil {
 		return nil, nil
 	}
 	var hits []edgeHit
