@@ -119,6 +119,9 @@ func printPush(c *cli.Context, b bucket.Bucket, res *bucket.PushResult) {
 	}
 	fmt.Fprintf(c.App.Writer, "pushed %s to %s: uploaded %d of %d objects, %d of %d bytes (the rest was in the bucket already)\n",
 		res.ID, b, res.Uploaded, res.Files, res.UploadedBytes, res.Bytes)
+	if res.RepairedManifest {
+		fmt.Fprintf(c.App.ErrWriter, "  replaced the damaged manifest object of %s\n", res.ID)
+	}
 	if res.Repaired > 0 {
 		fmt.Fprintf(c.App.ErrWriter, "  replaced %s of the wrong size\n", plural(res.Repaired, "damaged object"))
 	}
@@ -246,9 +249,12 @@ type pushRun struct {
 	Uploaded      int    `json:"uploaded"`
 	UploadedBytes int64  `json:"uploaded_bytes"`
 	Repaired      int    `json:"repaired"`
+	// RepairedManifest: the bucket's manifest object was damaged and
+	// was replaced.
+	RepairedManifest bool `json:"repaired_manifest,omitempty"`
 }
 
 func pushJSON(b bucket.Bucket, res *bucket.PushResult) pushRun {
 	return pushRun{Snapshot: res.ID, Bucket: fmt.Sprint(b), Present: res.Present, Files: res.Files, Bytes: res.Bytes,
-		Uploaded: res.Uploaded, UploadedBytes: res.UploadedBytes, Repaired: res.Repaired}
+		Uploaded: res.Uploaded, UploadedBytes: res.UploadedBytes, Repaired: res.Repaired, RepairedManifest: res.RepairedManifest}
 }

@@ -538,3 +538,69 @@ func TestParseURL(t *testing.T) {
 		}
 	}
 }
+
+// A manifest object that does not read as its snapshot's manifest is
+// refused by pull with the fix in the message, and pushing the snapshot
+// again replaces it; a valid manifest of another snapshot under the same
+// id is a conflict that push leaves alone.
+func TestPushReplacesADamagedManifest(t *testing.T) {
+	e := newEnv(t)
+	ctx := s3test.Context(t)
+	s := publish(t, t.TempDir(), files{"a": blob(1000, 1)})
+	if _, err := bucket.Push(ctx, e.b, s.Dir, bucket.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	obj := e.objectPath(bucket.ManifestKey(s.ID))
+	good := manifestBytes(t, s.Dir)
+	other := publish(t, t.TempDir(), files{"b": blob(10, 2)})
+	for _, tc := range []struct {
+		name   string
+		damage []byte
+	}{
+		{"cut short", good[:len(good)/2]},
+		{"empty", nil},
+		{"a byte changed", func() []byte {
+			b := bytes.Clone(good)
+			i := bytes.Index(b, []byte(`"created"`))
+			b[i+len(`"created":"`)] ^= 1 // still JSON, a digit of the year changed
+			return b
+		}()},
+		{"another snapshot's manifest", manifestBytes(t, other.Dir)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.WriteFile(obj, tc.damage, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := bucket.Pull(ctx, e.b, t.TempDir(), s.ID, bucket.PullOptions{})
+			if !errors.Is(err, bucket.ErrCorrupt) || !strings.Contains(err.Error(), "push the snapshot again") {
+				t.Fatalf("pull of a damaged manifest: %v, want ErrCorrupt saying to push again", err)
+			}
+			res, err := bucket.Push(ctx, e.b, s.Dir, bucket.PushOptions{})
+			if err != nil || !res.RepairedManifest || res.Present || res.Uploaded != 1 {
+				t.Fatalf("push over a damaged manifest = %+v, %v; want the manifest replaced", res, err)
+			}
+			if have, _ := os.ReadFile(obj); !bytes.Equal(have, good) {
+				t.Fatal("the manifest object is not the snapshot's manifest after the push")
+			}
+			if _, err := bucket.Pull(ctx, e.b, t.TempDir(), s.ID, bucket.PullOptions{}); err != nil {
+				t.Fatalf("pull after the repair: %v", err)
+			}
+		})
+	}
+	// A well-formed manifest under the id that is not the local one.
+	m := *s.Manifest
+	m.Created = m.Created.Add(time.Hour)
+	conflicting, err := m.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(obj, conflicting, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bucket.Push(ctx, e.b, s.Dir, bucket.PushOptions{}); !errors.Is(err, bucket.ErrConflict) {
+		t.Fatalf("push over another snapshot's manifest under the id: %v, want ErrConflict", err)
+	}
+	if have, _ := os.ReadFile(obj); !bytes.Equal(have, conflicting) {
+		t.Fatal("a refused push replaced a valid manifest")
+	}
+}

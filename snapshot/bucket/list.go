@@ -92,18 +92,25 @@ func ReadManifest(ctx context.Context, b Bucket, id string) ([]byte, *format.Man
 		return nil, nil, fmt.Errorf("snapshot %s in %s: %w", id, b, err)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %s/%s: %w", ErrCorrupt, b, key, err)
+		return nil, nil, fmt.Errorf("%w: %s/%s: %w; %s", ErrCorrupt, b, key, err, repushManifest)
+	}
+	if err := format.CheckManifestSum(raw); err != nil {
+		return nil, nil, fmt.Errorf("%w: %s/%s does not match its manifest_sha256; %s", ErrCorrupt, b, key, repushManifest)
 	}
 	if m.ID != id {
-		return nil, nil, fmt.Errorf("%w: %s/%s holds the manifest of snapshot %s", ErrCorrupt, b, key, m.ID)
+		return nil, nil, fmt.Errorf("%w: %s/%s holds the manifest of snapshot %s; %s", ErrCorrupt, b, key, m.ID, repushManifest)
 	}
 	for name, fi := range m.Files {
 		if !validRel(name) || fi.Size < 0 || !validSum(fi.SHA256) {
-			return nil, nil, fmt.Errorf("%w: %s/%s lists an invalid file %q", ErrCorrupt, b, key, name)
+			return nil, nil, fmt.Errorf("%w: %s/%s lists an invalid file %q; %s", ErrCorrupt, b, key, name, repushManifest)
 		}
 	}
 	return raw, m, nil
 }
+
+// repushManifest says how a damaged manifest object is mended: Push
+// replaces one that does not read as the manifest of its id.
+const repushManifest = "push the snapshot again from a data directory that holds it (vaultgraph push replaces a damaged manifest object)"
 
 // ErrCorrupt is wrapped by errors about objects that are not what the
 // layout or a manifest says they are.

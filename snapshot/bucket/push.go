@@ -49,8 +49,11 @@ type PushResult struct {
 	Uploaded      int
 	UploadedBytes int64
 	// Repaired counts file objects that were in the bucket with the wrong
-	// size and were uploaded again.
-	Repaired int
+	// size and were uploaded again; RepairedManifest says the manifest
+	// object was there but did not read as this snapshot's manifest (cut
+	// short, edited, another id inside) and was replaced.
+	Repaired         int
+	RepairedManifest bool
 }
 
 // Push uploads the published snapshot in dir to b: every file object the
@@ -84,7 +87,7 @@ func Push(ctx context.Context, b Bucket, dir string, opts PushOptions) (*PushRes
 	for _, f := range files {
 		res.Bytes += f.Size
 	}
-	present, err := manifestPresent(ctx, b, m.ID, raw)
+	present, damaged, err := manifestPresent(ctx, b, m.ID, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -127,10 +130,12 @@ func Push(ctx context.Context, b Bucket, dir string, opts PushOptions) (*PushRes
 	}
 	// Last: from now on readers see the snapshot, and every object it
 	// names is in the bucket.
-	err = b.Put(ctx, ManifestKey(m.ID), bytes.NewReader(raw), int64(len(raw)), PutOptions{IfAbsent: true, SHA256: sum(raw)})
+	// A damaged manifest object is overwritten: it is not the manifest of
+	// any snapshot, so nothing a reader could trust is lost.
+	err = b.Put(ctx, ManifestKey(m.ID), bytes.NewReader(raw), int64(len(raw)), PutOptions{IfAbsent: !damaged, SHA256: sum(raw)})
 	if errors.Is(err, ErrExists) {
 		// A concurrent push of the same snapshot won.
-		if present, err := manifestPresent(ctx, b, m.ID, raw); err != nil || present {
+		if present, _, err := manifestPresent(ctx, b, m.ID, raw); err != nil || present {
 			return res, err
 		}
 		return nil, fmt.Errorf("%w: %s in %s", ErrConflict, m.ID, b)
@@ -140,6 +145,7 @@ func Push(ctx context.Context, b Bucket, dir string, opts PushOptions) (*PushRes
 	}
 	res.Uploaded++
 	res.UploadedBytes += int64(len(raw))
+	res.RepairedManifest = damaged
 	return res, nil
 }
 
@@ -173,21 +179,32 @@ func distinctFiles(m *format.Manifest) []fileObject {
 }
 
 // manifestPresent reports whether b holds snapshot id with exactly the
-// manifest raw; ErrConflict when it holds another one under that id.
-func manifestPresent(ctx context.Context, b Bucket, id string, raw []byte) (bool, error) {
+// manifest raw. Other bytes under the key are either damaged (they do not
+// read as a manifest of id with its checksum: damaged, to be replaced) or
+// the manifest of another snapshot under the same id: ErrConflict.
+func manifestPresent(ctx context.Context, b Bucket, id string, raw []byte) (present, damaged bool, err error) {
 	if _, err := b.Head(ctx, ManifestKey(id)); errors.Is(err, ErrNotFound) {
-		return false, nil
+		return false, false, nil
 	} else if err != nil {
-		return false, fmt.Errorf("push %s to %s: %w", id, b, err)
+		return false, false, fmt.Errorf("push %s to %s: %w", id, b, err)
 	}
 	same, err := sameBytes(ctx, b, id, raw)
 	if err != nil {
-		return false, fmt.Errorf("push %s to %s: %w", id, b, err)
+		return false, false, fmt.Errorf("push %s to %s: %w", id, b, err)
 	}
-	if !same {
-		return false, fmt.Errorf("%w: %s in %s differs from the local one; push to another prefix", ErrConflict, id, b)
+	if same {
+		return true, false, nil
 	}
-	return true, nil
+	_, _, err = ReadManifest(ctx, b, id)
+	switch {
+	case errors.Is(err, ErrCorrupt):
+		return false, true, nil
+	case errors.Is(err, format.ErrUnknownVersion):
+		return false, false, fmt.Errorf("%w: %s in %s is a manifest of another format version (%w); push to another prefix", ErrConflict, id, b, err)
+	case err != nil:
+		return false, false, fmt.Errorf("push %s to %s: %w", id, b, err)
+	}
+	return false, false, fmt.Errorf("%w: %s in %s differs from the local one; push to another prefix", ErrConflict, id, b)
 }
 
 // pushFile uploads one file object unless the bucket holds it already
