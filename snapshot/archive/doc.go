@@ -15,7 +15,7 @@
 // A delta (ExportOptions.Base) leaves out the files its base has unchanged
 // (PAX records on the manifest's entry name the base and those files) and
 // may carry a changed file as a patch of the base's file of the same name
-// (patch.go): an entry with a VAULTGRAPH.patch record, whose size is the
+// (snapshot/patch): an entry with a VAULTGRAPH.patch record, whose size is the
 // patch's, smaller than the file's.
 //
 // Entries are regular files with mode 0644, owner 0:0 and the snapshot's

@@ -18,6 +18,7 @@ import (
 
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/patch"
 )
 
 // PAX records of a delta archive's manifest entry: the id of its base
@@ -67,7 +68,7 @@ type ExportResult struct {
 	Omitted      int
 	OmittedBytes int64
 	// Patched counts the files of a delta sent as patches of the base's
-	// file of the same name (patch.go), PatchBytes the patches' bytes.
+	// file of the same name (snapshot/patch), PatchBytes the patches' bytes.
 	Patched    int
 	PatchBytes int64
 }
@@ -176,23 +177,23 @@ func writeTar(ctx context.Context, w io.Writer, s, base *snapshot.Snapshot, mani
 		if b, ok := baseFile(base, name); ok {
 			// A file of the base by that name: a patch of it when that
 			// saves a tenth of the file or more.
-			patch, err := makePatch(filepath.Join(base.Dir, filepath.FromSlash(name)), b.SHA256, path, want.SHA256, want.Size-want.Size/10)
+			p, err := patch.Make(filepath.Join(base.Dir, filepath.FromSlash(name)), b.SHA256, path, want.SHA256, want.Size-want.Size/10)
 			if err != nil {
 				return fmt.Errorf("%w: %s: %w", snapshot.ErrInvalid, name, err)
 			}
-			if patch != nil {
-				h := header(name, int64(len(patch)))
+			if p != nil {
+				h := header(name, int64(len(p)))
 				h.Format, h.PAXRecords = tar.FormatPAX, map[string]string{paxPatch: b.SHA256}
 				if err := tw.WriteHeader(h); err != nil {
 					return err
 				}
-				if _, err := tw.Write(patch); err != nil {
+				if _, err := tw.Write(p); err != nil {
 					return err
 				}
 				res.Files++
 				res.Bytes += want.Size
 				res.Patched++
-				res.PatchBytes += int64(len(patch))
+				res.PatchBytes += int64(len(p))
 				continue
 			}
 		}

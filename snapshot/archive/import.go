@@ -23,6 +23,7 @@ import (
 
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/snapshot"
+	"github.com/vaultgraph/vaultgraph/snapshot/patch"
 )
 
 // ErrCorrupt is wrapped by every error about an archive that is not a
@@ -352,7 +353,7 @@ func readDelta(hdr *tar.Header, m *format.Manifest) (*delta, error) {
 // regular file, declared, not seen before, of the declared size.
 //
 // An entry with a paxPatch record is a patch of base's file of the same
-// name (patch.go), which base's manifest must list with the sha256 the
+// name (snapshot/patch), which base's manifest must list with the sha256 the
 // record names; write gets the bytes the patch makes. Without a base (a
 // snapshot already present whose base is gone) a patch is only read.
 func extract(tr *tar.Reader, id string, m *format.Manifest, omitted map[string]bool, base *snapshot.Snapshot, res *ImportResult,
@@ -450,7 +451,11 @@ func writePatched(r io.Reader, base *snapshot.Snapshot, rel, sum string, want fo
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		pw.CloseWithError(applyPatch(pw, r, bf, fi.Size(), want.Size))
+		err := patch.Apply(pw, r, bf, fi.Size(), want.Size)
+		if errors.Is(err, patch.ErrCorrupt) {
+			err = fmt.Errorf("%w: %s: %w", ErrCorrupt, rel, err)
+		}
+		pw.CloseWithError(err)
 	}()
 	err = write(pr, rel, want)
 	pr.CloseWithError(errors.New("import: the patched file was read to its end")) // unblock the patcher

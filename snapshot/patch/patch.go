@@ -1,4 +1,9 @@
-package archive
+// Package patch turns one file into another by copying pieces of it and
+// adding literal bytes: what a delta archive (snapshot/archive) and a
+// bucket (snapshot/bucket) send for a file that changed a little from
+// the parent snapshot's. Pieces are cut at content-defined boundaries, so
+// an insertion moves the boundaries after it along with the bytes.
+package patch
 
 import (
 	"bufio"
@@ -12,22 +17,20 @@ import (
 	"os"
 )
 
-// A delta archive carries a file that differs from the base's file of the
-// same name as a patch when that is smaller: the file cut into pieces at
-// content-defined boundaries (a gear rolling hash, as rsync-like tools
-// and backup stores do, so that an insertion moves the boundaries after
-// it along with the bytes), each piece either a copy of bytes of the
-// base's file or literal bytes. The entry's PAX record paxPatch holds the
-// sha256 of the base's file the patch applies to, and its size is the
-// patch's. A patch is a sequence of operations:
+// The cutting: a gear rolling hash, as rsync-like tools and backup stores
+// use; each piece of the new file is either a copy of bytes of the base
+// file or literal bytes. A patch is a sequence of operations:
 //
-//	'c' uvarint(offset) uvarint(length)   copy length bytes of the base's file from offset
+//	'c' uvarint(offset) uvarint(length)   copy length bytes of the base file from offset
 //	'l' uvarint(length) bytes             length literal bytes
 //
-// Import applies it to the base's file, which its manifest must list with
-// that sha256, writes at most the size the manifest declares for the new
-// file and checks its sha256 like any other entry's.
-const paxPatch = "VAULTGRAPH.patch"
+// Apply writes at most the size the caller declares for the new file;
+// the caller checks its sha256 like any other file's.
+
+// ErrCorrupt is wrapped by Apply's errors about a patch that is not one:
+// an operation cut short or unknown, a copy outside the base file, more
+// bytes than the file may have.
+var ErrCorrupt = errors.New("damaged patch")
 
 // Content-defined piece sizes: boundaries where the gear hash's low
 // pieceBits bits are zero, never within minPiece bytes of the last one,
@@ -105,11 +108,11 @@ type pieceRef struct{ off, n int64 }
 // errPatchTooLarge stops a patch that would not be smaller than limit.
 var errPatchTooLarge = errors.New("patch not smaller than the file")
 
-// makePatch returns the patch that turns the base's file at basePath
+// Make returns the patch that turns the base file at basePath
 // (whose sha256 must be baseSum) into the file at path (whose sha256 must
 // be sum), or nil when the patch would be limit bytes or more, or the base
 // file is not what its manifest says: the file is then sent whole.
-func makePatch(basePath, baseSum, path, sum string, limit int64) ([]byte, error) {
+func Make(basePath, baseSum, path, sum string, limit int64) ([]byte, error) {
 	bf, err := os.Open(basePath)
 	if err != nil {
 		return nil, nil // no base file to patch: send it whole
@@ -173,10 +176,10 @@ func makePatch(basePath, baseSum, path, sum string, limit int64) ([]byte, error)
 	return out.Bytes(), nil
 }
 
-// applyPatch writes to w the file the patch read from r makes of base
+// Apply writes to w the file the patch read from r makes of base
 // (size baseSize), at most limit bytes: anything that reads past the
 // base's file, past limit, or is not an operation wraps ErrCorrupt.
-func applyPatch(w io.Writer, r io.Reader, base io.ReaderAt, baseSize, limit int64) error {
+func Apply(w io.Writer, r io.Reader, base io.ReaderAt, baseSize, limit int64) error {
 	br := bufio.NewReader(r)
 	var written int64
 	for {
