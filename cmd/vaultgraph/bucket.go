@@ -33,13 +33,19 @@ stored once by their sha256 under PREFIX/files/, so what a snapshot shares with
 one pushed before is never uploaded again), then its manifest as
 PREFIX/snapshots/<id>.json, last: servers polling the bucket never see a
 half-uploaded snapshot, and pushing again after an interrupted push uploads
-only what is missing. A snapshot already in the bucket uploads nothing and
-says so on stderr. Exits 75 while a snapshot gc runs on the same prefix.
+only what is missing. A file that changed a little from the parent
+snapshot's file of the same name (the graph database after an edit) goes as
+a patch of it under PREFIX/patches/ when that is under half the file, with
+a whole file at least every 8 patches; --full-objects sends every file whole,
+for servers of vaultgraph builds that do not read patches. A snapshot already
+in the bucket uploads nothing and says so on stderr. Exits 75 while a
+snapshot gc runs on the same prefix.
 
 ` + bucketHelp,
 		Flags: append([]cli.Flag{
 			dataFlag(),
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
+			fullObjectsFlag(),
 		}, formatFlags()...),
 		Before: takesArgs(1, 2, ""),
 		Action: runPush,
@@ -70,6 +76,11 @@ like an indexer: with one running it waits --wait, then exits 75.
 	}
 }
 
+// fullObjectsFlag is push's and index --push's --full-objects.
+func fullObjectsFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "full-objects", Usage: "upload every changed file whole, never as a patch of the parent's (for servers of builds before patches)"}
+}
+
 // openBucket opens the bucket a command argument or option names.
 func openBucket(ctx context.Context, url string) (bucket.Bucket, error) {
 	loc, err := bucket.ParseURL(url)
@@ -88,7 +99,7 @@ func runPush(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := bucket.Push(c.Context, b, e.Dir, bucket.PushOptions{Log: logger(c)})
+	res, err := bucket.Push(c.Context, b, e.Dir, bucket.PushOptions{Log: logger(c), FullObjects: c.Bool("full-objects")})
 	if err != nil {
 		return err
 	}
@@ -119,6 +130,9 @@ func printPush(c *cli.Context, b bucket.Bucket, res *bucket.PushResult) {
 	}
 	fmt.Fprintf(c.App.Writer, "pushed %s to %s: uploaded %d of %d objects, %d of %d bytes (the rest was in the bucket already)\n",
 		res.ID, b, res.Uploaded, res.Files, res.UploadedBytes, res.Bytes)
+	if res.PatchBytes > 0 {
+		fmt.Fprintf(c.App.Writer, "  %s as patches of the parent's files: %d bytes\n", plural(res.Patched, "file"), res.PatchBytes)
+	}
 	if res.RepairedManifest {
 		fmt.Fprintf(c.App.ErrWriter, "  replaced the damaged manifest object of %s\n", res.ID)
 	}
@@ -153,8 +167,9 @@ func runPull(c *cli.Context) error {
 			Downloaded      int    `json:"downloaded"`
 			DownloadedBytes int64  `json:"downloaded_bytes"`
 			LinkedBytes     int64  `json:"linked_bytes"`
+			Patched         int    `json:"patched"`
 			Newest          string `json:"newest,omitempty"`
-		}{res.ID, res.Dir, res.Present, res.Files, res.Bytes, res.Downloaded, res.DownloadedBytes, res.LinkedBytes, ""}
+		}{res.ID, res.Dir, res.Present, res.Files, res.Bytes, res.Downloaded, res.DownloadedBytes, res.LinkedBytes, res.Patched, ""}
 		if res.Newest != res.ID {
 			v.Newest = res.Newest
 		}
@@ -170,6 +185,9 @@ func runPull(c *cli.Context) error {
 	default:
 		fmt.Fprintf(c.App.Writer, "pulled %s into %s: downloaded %d of %d files, %d of %d bytes (%d bytes linked from local snapshots)\n",
 			res.ID, res.Dir, res.Downloaded, res.Files, res.DownloadedBytes, res.Bytes, res.LinkedBytes)
+		if res.Patched > 0 {
+			fmt.Fprintf(c.App.Writer, "  %s made by applying patches\n", plural(res.Patched, "file"))
+		}
 	}
 	return nil
 }
@@ -178,11 +196,11 @@ func runPull(c *cli.Context) error {
 // one, when it published nothing: a push that failed before is done
 // now) to the bucket at url. It costs one request when the bucket holds
 // it already.
-func pushPublished(ctx context.Context, log *slog.Logger, b bucket.Bucket, data, id string) (*bucket.PushResult, error) {
+func pushPublished(ctx context.Context, log *slog.Logger, b bucket.Bucket, data, id string, fullObjects bool) (*bucket.PushResult, error) {
 	if id == "" {
 		return nil, nil
 	}
-	res, err := bucket.Push(ctx, b, snapshot.Dir(data, id), bucket.PushOptions{Log: log})
+	res, err := bucket.Push(ctx, b, snapshot.Dir(data, id), bucket.PushOptions{Log: log, FullObjects: fullObjects})
 	if err != nil {
 		return nil, fmt.Errorf("published %s locally, but pushing it to %s failed (the next run, or vaultgraph snapshot push, pushes it): %w", id, b, err)
 	}
@@ -252,9 +270,14 @@ type pushRun struct {
 	// RepairedManifest: the bucket's manifest object was damaged and
 	// was replaced.
 	RepairedManifest bool `json:"repaired_manifest,omitempty"`
+	// Patched files are held as patches of the parent's files;
+	// PatchBytes were sent now.
+	Patched    int   `json:"patched"`
+	PatchBytes int64 `json:"patch_bytes"`
 }
 
 func pushJSON(b bucket.Bucket, res *bucket.PushResult) pushRun {
 	return pushRun{Snapshot: res.ID, Bucket: fmt.Sprint(b), Present: res.Present, Files: res.Files, Bytes: res.Bytes,
-		Uploaded: res.Uploaded, UploadedBytes: res.UploadedBytes, Repaired: res.Repaired, RepairedManifest: res.RepairedManifest}
+		Uploaded: res.Uploaded, UploadedBytes: res.UploadedBytes, Repaired: res.Repaired, RepairedManifest: res.RepairedManifest,
+		Patched: res.Patched, PatchBytes: res.PatchBytes}
 }

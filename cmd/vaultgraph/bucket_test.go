@@ -143,16 +143,21 @@ func TestBucketPushPull(t *testing.T) {
 	r = vgOK(t, "index", "--vault", vault, "--data", a, "--push", e.url)
 	s2 := snapshotLine.FindStringSubmatch(r.stdout)[1]
 	p = parsePush(t, r.stdout)
-	want := newBytes(t, snapshot.Dir(a, s2), snapshot.Dir(a, s1))
-	if p.id != s2 || p.bytes != want || p.bytes >= p.totalBytes {
-		t.Errorf("push after a one-note edit = %+v; want only the %d bytes s1 lacks", p, want)
+	// The files s1 lacks, the graph database among them as a patch of
+	// s1's: less than those files whole.
+	whole := newBytes(t, snapshot.Dir(a, s2), snapshot.Dir(a, s1))
+	if p.id != s2 || p.bytes >= whole || !strings.Contains(r.stdout, "as patches of the parent's files") {
+		t.Errorf("push after a one-note edit = %+v; want less than the %d bytes of the files s1 lacks, with patches\n%s", p, whole, r.stdout)
 	}
-	t.Logf("one-note edit of the demo vault: uploaded %d of %d objects, %d of %d bytes (%.0f%%)",
-		p.objects, p.total, p.bytes, p.totalBytes, 100*float64(p.bytes)/float64(p.totalBytes))
+	t.Logf("one-note edit of the demo vault: uploaded %d of %d objects, %d of %d bytes (%.0f%%; %d bytes without patches)",
+		p.objects, p.total, p.bytes, p.totalBytes, 100*float64(p.bytes)/float64(p.totalBytes), whole)
 
 	r = vgOK(t, "snapshot", "pull", "--data", b, e.url)
 	if m := regexp.MustCompile(`\((\d+) bytes linked`).FindStringSubmatch(r.stdout); m == nil || m[1] == "0" {
 		t.Errorf("pull of s2 next to s1 linked nothing: %s", r.stdout)
+	}
+	if !strings.Contains(r.stdout, "made by applying patches") {
+		t.Errorf("pull of s2 next to s1 applied no patch: %s", r.stdout)
 	}
 	vgOK(t, "snapshot", "verify", "--data", b, s2)
 
@@ -431,8 +436,8 @@ func TestPushKilledMidway(t *testing.T) {
 	}
 }
 
-// presentNew counts the file objects of s2 that s1 lacks and the bucket
-// holds.
+// presentNew counts the files of s2 that s1 lacks and the bucket holds,
+// as file objects or patches.
 func presentNew(t *testing.T, e *bucketEnv, data, s1, s2 string) int {
 	t.Helper()
 	old := map[string]bool{}
@@ -447,6 +452,8 @@ func presentNew(t *testing.T, e *bucketEnv, data, s1, s2 string) int {
 		old[fi.SHA256] = true
 		if _, err := e.b.Head(s3test.Context(t), bucket.FileKey(fi.SHA256)); err == nil {
 			n++
+		} else if ps, err := e.b.List(s3test.Context(t), "patches/"+fi.SHA256+"/"); err == nil && len(ps) > 0 {
+			n++ // sent as a patch of s1's file
 		}
 	}
 	return n

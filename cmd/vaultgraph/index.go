@@ -49,6 +49,7 @@ true, and nothing on stderr), one line per run with --watch.`,
 			&cli.BoolFlag{Name: "new-vault", Usage: "publish into a --data whose snapshots were built from another vault that still exists (refused without it)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success and log warnings only (unless --log-level is given); a run skipped for another indexer says so in one line"},
 			&cli.StringFlag{Name: "push", Usage: "after each run, push the newest snapshot to this bucket, s3://BUCKET/PREFIX (see snapshot push --help for credentials)", EnvVars: []string{"VAULTGRAPH_PUSH"}},
+			fullObjectsFlag(),
 		}, append(append(watchFlags(), stageFlags()...), formatFlags()...)...),
 		Before: takesArgs(0, 0, ""),
 		Action: runIndex,
@@ -81,7 +82,7 @@ func runIndex(c *cli.Context) error {
 		// One document: the run, with its push.
 		var pres *bucket.PushResult
 		if push != nil {
-			pres, err = pushPublished(c.Context, opts.Log, push, opts.Data, res.ID)
+			pres, err = pushPublished(c.Context, opts.Log, push, opts.Data, res.ID, c.Bool("full-objects"))
 		}
 		if !c.Bool("quiet") {
 			v := indexJSON(res)
@@ -97,7 +98,7 @@ func runIndex(c *cli.Context) error {
 	}
 	printIndexResult(c, res)
 	if push != nil {
-		pres, err := pushPublished(c.Context, opts.Log, push, opts.Data, res.ID)
+		pres, err := pushPublished(c.Context, opts.Log, push, opts.Data, res.ID, c.Bool("full-objects"))
 		if err != nil {
 			return err
 		}

@@ -15,6 +15,7 @@
 //
 //	PREFIX/
 //	  files/<sha256>          one object per distinct file content (hex sha256)
+//	  patches/<sha256>/<base> or a patch making that content from content base (patches.go)
 //	  snapshots/<id>.json     a snapshot's manifest.json, byte for byte, written last
 //	  locks/<kind>-<ulid>.json  held by a running push or gc (see Locks)
 //

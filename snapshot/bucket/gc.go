@@ -19,9 +19,10 @@ type GCResult struct {
 	// Removed are the snapshots whose manifests were removed, oldest
 	// first; Kept those kept.
 	Removed, Kept []string
-	// Files and Bytes count the file objects removed: those no kept
-	// snapshot names (the removed snapshots' own, and what interrupted
-	// pushes left).
+	// Files and Bytes count the file and patch objects removed: those
+	// no kept snapshot needs (the removed snapshots' own, and what
+	// interrupted pushes left). A patch a kept file is made with is kept,
+	// and so is everything that makes its base.
 	Files int
 	Bytes int64
 	// StaleLocks are lock objects of crashed pushes and gcs removed.
@@ -29,7 +30,8 @@ type GCResult struct {
 }
 
 // GC removes all but the newest opts.Keep snapshots of b, then every file
-// object that no kept snapshot names. It holds a gc lock, which no push
+// and patch object that no kept snapshot needs (a patch is needed while a
+// kept file is made with it, and so is whatever makes its base). It holds a gc lock, which no push
 // or other gc may hold at the same time (ErrLocked), so that it never
 // deletes a file object that a push in progress counts on. Manifests go
 // first, so that no listed snapshot ever lacks a file; a kept manifest
@@ -76,11 +78,20 @@ func GC(ctx context.Context, b Bucket, opts GCOptions) (*GCResult, error) {
 	if err != nil {
 		return res, fmt.Errorf("gc %s: %w", b, err)
 	}
+	patches, err := b.List(ctx, patchesDir)
+	if err != nil {
+		return res, fmt.Errorf("gc %s: %w", b, err)
+	}
+	keep := chainsOf(needed, objs, patches)
 	var errs []error
-	for _, o := range objs {
-		s, ok := sumOfFileKey(o.Key)
-		if !ok || needed[s] {
+	for _, o := range append(objs, patches...) {
+		if keep[o.Key] {
 			continue
+		}
+		if _, ok := sumOfFileKey(o.Key); !ok {
+			if _, _, ok := sumsOfPatchKey(o.Key); !ok {
+				continue // not an object of the layout
+			}
 		}
 		if !opts.DryRun {
 			if err := b.Delete(ctx, o.Key); err != nil {
@@ -105,4 +116,44 @@ func GC(ctx context.Context, b Bucket, opts GCOptions) (*GCResult, error) {
 		res.StaleLocks = append(res.StaleLocks, o.Key)
 	}
 	return res, errors.Join(errs...)
+}
+
+// chainsOf returns the keys of the objects that make the contents needed:
+// a content's file object, or, when the bucket holds none, every patch of
+// it and what makes each patch's base, down to file objects.
+func chainsOf(needed map[string]bool, files, patches []Object) map[string]bool {
+	full := map[string]string{}
+	for _, o := range files {
+		if s, ok := sumOfFileKey(o.Key); ok {
+			full[s] = o.Key
+		}
+	}
+	patchesOf := map[string][]string{} // target -> patch keys
+	for _, o := range patches {
+		if t, _, ok := sumsOfPatchKey(o.Key); ok {
+			patchesOf[t] = append(patchesOf[t], o.Key)
+		}
+	}
+	keep := map[string]bool{}
+	seen := map[string]bool{}
+	var mark func(sum string)
+	mark = func(sum string) {
+		if seen[sum] {
+			return
+		}
+		seen[sum] = true
+		if key, ok := full[sum]; ok {
+			keep[key] = true
+			return
+		}
+		for _, key := range patchesOf[sum] {
+			keep[key] = true
+			_, base, _ := sumsOfPatchKey(key)
+			mark(base)
+		}
+	}
+	for sum := range needed {
+		mark(sum)
+	}
+	return keep
 }

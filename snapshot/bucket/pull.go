@@ -3,11 +3,8 @@ package bucket
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -49,6 +46,10 @@ type PullResult struct {
 	DownloadedBytes int64
 	Linked          int
 	LinkedBytes     int64
+	// Patched counts the downloaded files made by applying patches
+	// (to a local snapshot's file, or to one made so first); their
+	// DownloadedBytes are the patches'.
+	Patched int
 	// Newest is the newest local snapshot afterwards: a server never
 	// swaps to an older snapshot than the one it serves.
 	Newest string
@@ -132,23 +133,38 @@ func Pull(ctx context.Context, b Bucket, dataDir, id string, opts PullOptions) (
 		}
 		fetch = append(fetch, name)
 	}
+	bySum := make(map[string]string, len(local))
+	for fi, path := range local {
+		bySum[fi.SHA256] = path
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(opts.Concurrency, 1))
-	for _, name := range fetch {
+	got := make([]struct {
+		bytes   int64
+		patched bool
+	}, len(fetch))
+	for i, name := range fetch {
 		want := m.Files[name]
 		g.Go(func() error {
 			dst := filepath.Join(w.Dir(), filepath.FromSlash(name))
-			if err := download(gctx, b, dst, name, want); err != nil {
+			n, patched, err := materialize(gctx, b, bySum, dst, name, want.SHA256, want.Size, 0)
+			if err != nil {
 				return err
 			}
-			opts.Log.Debug("downloaded", "file", name, "object", FileKey(want.SHA256), "bytes", want.Size)
+			got[i].bytes, got[i].patched = n, patched
+			opts.Log.Debug("downloaded", "file", name, "patched", patched, "bytes", n)
 			return nil
 		})
-		res.Downloaded++
-		res.DownloadedBytes += want.Size
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
+	}
+	for _, d := range got {
+		res.Downloaded++
+		res.DownloadedBytes += d.bytes
+		if d.patched {
+			res.Patched++
+		}
 	}
 	res.Downloaded++ // the manifest
 	res.DownloadedBytes += int64(len(raw))
@@ -159,39 +175,6 @@ func Pull(ctx context.Context, b Bucket, dataDir, id string, opts PullOptions) (
 		return nil, err
 	}
 	return res, nil
-}
-
-// download writes the file object of want to dst, never overwriting,
-// checking its size and sha256 as it arrives.
-func download(ctx context.Context, b Bucket, dst, name string, want format.FileInfo) error {
-	key := FileKey(want.SHA256)
-	r, err := b.Get(ctx, key)
-	if errors.Is(err, ErrNotFound) {
-		return fmt.Errorf("%w: %s/%s (%s) is missing; push the snapshot again to upload it", ErrCorrupt, b, key, name)
-	}
-	if err != nil {
-		return fmt.Errorf("pull %s: %w", name, err)
-	}
-	defer r.Close()
-	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return fmt.Errorf("pull %s: %w", name, err)
-	}
-	h := sha256.New()
-	// One byte more than declared, to tell a longer object from a match.
-	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(r, want.Size+1))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	switch {
-	case err != nil:
-		return fmt.Errorf("pull %s from %s/%s: %w", name, b, key, err)
-	case n != want.Size:
-		return fmt.Errorf("%w: %s/%s (%s) has %s bytes, the manifest says %d; delete the object and push the snapshot again", ErrCorrupt, b, key, name, sizeWord(n, want.Size), want.Size)
-	case hex.EncodeToString(h.Sum(nil)) != want.SHA256:
-		return fmt.Errorf("%w: %s/%s (%s): sha256 mismatch; delete the object and push the snapshot again", ErrCorrupt, b, key, name)
-	}
-	return nil
 }
 
 func sizeWord(n, want int64) string {

@@ -31,6 +31,13 @@ type PushOptions struct {
 	Concurrency int
 	// Log receives one line per uploaded file at debug level.
 	Log *slog.Logger
+	// FullObjects uploads every file whole, never as a patch of the
+	// parent's: for servers of builds before patch objects, which cannot
+	// read them.
+	FullObjects bool
+	// MaxChain bounds the patches between a file object and any file
+	// (default DefaultMaxChain); past it a file is uploaded whole.
+	MaxChain int
 }
 
 // PushResult reports a push.
@@ -54,6 +61,11 @@ type PushResult struct {
 	// short, edited, another id inside) and was replaced.
 	Repaired         int
 	RepairedManifest bool
+	// Patched counts the files the bucket holds as patches of the
+	// parent's file of the same name (patches/), sent now or before;
+	// PatchBytes what those sent now weigh (within UploadedBytes).
+	Patched    int
+	PatchBytes int64
 }
 
 // Push uploads the published snapshot in dir to b: every file object the
@@ -73,6 +85,9 @@ func Push(ctx context.Context, b Bucket, dir string, opts PushOptions) (*PushRes
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
+	if opts.MaxChain <= 0 {
+		opts.MaxChain = DefaultMaxChain
+	}
 	snap, err := snapshot.Open(dir, snapshot.OpenOptions{})
 	if err != nil {
 		return nil, err
@@ -83,6 +98,12 @@ func Push(ctx context.Context, b Bucket, dir string, opts PushOptions) (*PushRes
 	}
 	m := snap.Manifest
 	files := distinctFiles(m)
+	var parent *snapshot.Snapshot
+	if m.Parent != "" && !opts.FullObjects {
+		// The parent's files are the bases of patches; without it every
+		// file goes whole.
+		parent, _ = snapshot.Open(filepath.Join(filepath.Dir(dir), m.Parent), snapshot.OpenOptions{})
+	}
 	res := &PushResult{ID: m.ID, Files: len(files) + 1, Bytes: int64(len(raw))}
 	for _, f := range files {
 		res.Bytes += f.Size
@@ -102,9 +123,9 @@ func Push(ctx context.Context, b Bucket, dir string, opts PushOptions) (*PushRes
 	results := make([]uploaded, len(files))
 	for i, f := range files {
 		g.Go(func() error {
-			u, err := pushFile(gctx, b, dir, f)
+			u, err := pushFile(gctx, b, dir, f, parent, opts.MaxChain)
 			if err == nil && u.sent {
-				opts.Log.Debug("uploaded", "file", f.name, "object", FileKey(f.SHA256), "bytes", f.Size)
+				opts.Log.Debug("uploaded", "file", f.name, "patch", u.patched, "bytes", u.bytes)
 			}
 			results[i] = u
 			return err
@@ -113,13 +134,19 @@ func Push(ctx context.Context, b Bucket, dir string, opts PushOptions) (*PushRes
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	for i, u := range results {
+	for _, u := range results {
 		if u.sent {
 			res.Uploaded++
-			res.UploadedBytes += files[i].Size
+			res.UploadedBytes += u.bytes
 		}
 		if u.repaired {
 			res.Repaired++
+		}
+		if u.patched {
+			res.Patched++
+			if u.sent {
+				res.PatchBytes += u.bytes
+			}
 		}
 	}
 	if present {
@@ -155,7 +182,13 @@ type fileObject struct {
 	format.FileInfo
 }
 
-type uploaded struct{ sent, repaired bool }
+// uploaded is what pushFile did: sent bytes (a file object or a patch),
+// replacing a damaged object; patched says the bucket holds the file as a
+// patch.
+type uploaded struct {
+	sent, repaired, patched bool
+	bytes                   int64
+}
 
 // distinctFiles lists the snapshot's files once per content, in name
 // order.
@@ -207,10 +240,12 @@ func manifestPresent(ctx context.Context, b Bucket, id string, raw []byte) (pres
 	return false, false, fmt.Errorf("%w: %s in %s differs from the local one; push to another prefix", ErrConflict, id, b)
 }
 
-// pushFile uploads one file object unless the bucket holds it already
-// with its size. An object of the wrong size is damaged: it is replaced
-// (the key is the content, so every correct body is the same).
-func pushFile(ctx context.Context, b Bucket, dir string, f fileObject) (uploaded, error) {
+// pushFile uploads one file unless the bucket holds it already: as a
+// file object of its size, or as the patch of the parent's file of the
+// same name it would send (pushPatch). An object of the wrong size is
+// damaged: it is replaced (the key is the content, so every correct body
+// is the same).
+func pushFile(ctx context.Context, b Bucket, dir string, f fileObject, parent *snapshot.Snapshot, maxChain int) (uploaded, error) {
 	key := FileKey(f.SHA256)
 	o, err := b.Head(ctx, key)
 	switch {
@@ -220,6 +255,14 @@ func pushFile(ctx context.Context, b Bucket, dir string, f fileObject) (uploaded
 		return uploaded{}, fmt.Errorf("push %s: %w", f.name, err)
 	}
 	repair := err == nil
+	if !repair && parent != nil && f.Size >= minPatchedFile {
+		if base, ok := parent.Manifest.Files[f.name]; ok && base.SHA256 != f.SHA256 {
+			u, ok, err := pushPatch(ctx, b, dir, f, filepath.Join(parent.Dir, filepath.FromSlash(f.name)), base, maxChain)
+			if err != nil || ok {
+				return u, err
+			}
+		}
+	}
 	file, err := os.Open(filepath.Join(dir, filepath.FromSlash(f.name)))
 	if err != nil {
 		return uploaded{}, fmt.Errorf("push: %w", err)
@@ -245,7 +288,7 @@ func pushFile(ctx context.Context, b Bucket, dir string, f fileObject) (uploaded
 	if err != nil {
 		return uploaded{}, fmt.Errorf("push %s as %s/%s: %w", f.name, b, key, err)
 	}
-	return uploaded{sent: true, repaired: repair}, nil
+	return uploaded{sent: true, repaired: repair, bytes: f.Size}, nil
 }
 
 func sum(data []byte) string {
