@@ -62,10 +62,12 @@ var gear = func() (t [256]uint64) {
 }()
 
 // pieces calls piece with every content-defined piece of r, in order, and
-// returns the sha256 of all of r.
+// returns the sha256 of all of r. The gear hash shifts a byte out after 64
+// more, so the first minPiece-64 bytes of a piece, which can hold no
+// boundary, are not hashed at all.
 func pieces(r io.Reader, piece func(off int64, b []byte) error) (string, error) {
-	br := bufio.NewReaderSize(r, 1<<20)
 	h := sha256.New()
+	block := make([]byte, 1<<20)
 	buf := make([]byte, 0, maxPiece)
 	var off int64
 	var g uint64
@@ -74,26 +76,44 @@ func pieces(r io.Reader, piece func(off int64, b []byte) error) (string, error) 
 		if len(buf) == 0 {
 			return nil
 		}
-		h.Write(buf)
 		err := piece(off, buf)
 		off += int64(len(buf))
 		buf, g = buf[:0], 0
 		return err
 	}
 	for {
-		c, err := br.ReadByte()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return "", err
-		}
-		buf = append(buf, c)
-		g = g<<1 + gear[c]
-		if (len(buf) >= minPiece && g&mask == 0) || len(buf) >= maxPiece {
+		n, rerr := r.Read(block)
+		data := block[:n]
+		h.Write(data)
+		for len(data) > 0 {
+			l, i, cut := len(buf), 0, -1
+			if skip := minPiece - 64 - l; skip > 0 {
+				i = min(skip, len(data))
+				l += i
+			}
+			for ; i < len(data); i++ {
+				g = g<<1 + gear[data[i]]
+				l++
+				if (l >= minPiece && g&mask == 0) || l >= maxPiece {
+					cut = i
+					break
+				}
+			}
+			if cut < 0 {
+				buf = append(buf, data...)
+				break
+			}
+			buf = append(buf, data[:cut+1]...)
+			data = data[cut+1:]
 			if err := flush(); err != nil {
 				return "", err
 			}
+		}
+		if errors.Is(rerr, io.EOF) {
+			break
+		}
+		if rerr != nil {
+			return "", rerr
 		}
 	}
 	if err := flush(); err != nil {

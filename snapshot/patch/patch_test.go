@@ -2,10 +2,14 @@ package patch
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"math/rand"
+	"slices"
 	"testing"
+	"testing/iotest"
 )
 
 func seededBytes(seed int64, n int) []byte {
@@ -67,4 +71,67 @@ func TestPiecesAreContentDefined(t *testing.T) {
 	if len(a) < 120 || shared < len(b)-2 {
 		t.Errorf("%d pieces of 1 MiB; after an insertion %d of %d pieces are the old ones", len(a), shared, len(b))
 	}
+}
+
+// referencePieces is the cutting rule byte by byte, as written first:
+// pieces must cut exactly where it does, however the reader splits its
+// reads (patches made by one build apply with another's cut points only
+// if they agree).
+func referencePieces(data []byte) []int {
+	var cuts []int
+	var g uint64
+	n := 0
+	for i, c := range data {
+		n++
+		g = g<<1 + gear[c]
+		if (n >= minPiece && g&(1<<pieceBits-1) == 0) || n >= maxPiece {
+			cuts = append(cuts, i+1)
+			n, g = 0, 0
+		}
+	}
+	if n > 0 {
+		cuts = append(cuts, len(data))
+	}
+	return cuts
+}
+
+func TestPiecesCutWhereTheRuleSays(t *testing.T) {
+	// Random bytes, and runs of one byte (no boundary: maxPiece cuts).
+	data := append(seededBytes(7, 3<<20), bytes.Repeat([]byte{0}, 100<<10)...)
+	data = append(data, seededBytes(8, 1<<20)...)
+	want := referencePieces(data)
+	for name, r := range map[string]func() io.Reader{
+		"whole":    func() io.Reader { return bytes.NewReader(data) },
+		"one byte": func() io.Reader { return iotest.OneByteReader(bytes.NewReader(data)) },
+		"halves":   func() io.Reader { return iotest.HalfReader(bytes.NewReader(data)) },
+	} {
+		var got []int
+		var off int64
+		sum, err := pieces(r(), func(o int64, p []byte) error {
+			if o != off {
+				t.Fatalf("%s: a piece at %d, want %d", name, o, off)
+			}
+			off += int64(len(p))
+			got = append(got, int(off))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: %d cuts, the rule makes %d (first difference near %v)", name, len(got), len(want), firstDiff(got, want))
+		}
+		if s := sha256.Sum256(data); sum != hex.EncodeToString(s[:]) {
+			t.Errorf("%s: sha256 %s is not the data's", name, sum)
+		}
+	}
+}
+
+func firstDiff(a, b []int) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return a[i]
+		}
+	}
+	return -1
 }
