@@ -113,7 +113,7 @@ func readSegments[T any](l *segmentLoad, table string, rowsOf func(*Notes) []T) 
 		}
 		l.decoded++
 		l.g.Go(func() (err error) {
-			parts[i], err = snapshot.ReadTable[T](filepath.Join(l.s.Dir, seg.File))
+			parts[i], err = snapshot.ReadTableByColumn[T](filepath.Join(l.s.Dir, seg.File))
 			return err
 		})
 	}
