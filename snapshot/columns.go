@@ -26,8 +26,9 @@ import (
 // eight columns, empty in nearly every row.
 //
 // decodeByColumn handles the field types of those tables: strings
-// (required or optional), int32, int64, bool, lists of strings and lists
-// of format.Property. Any other field, or a file whose column is not
+// (required or optional), int32, int64, bool, times as
+// timestamp(millisecond) (required or optional), lists of strings and
+// lists of format.Property. Any other field, or a file whose column is not
 // shaped as the field expects, makes it report false, for the caller to
 // fall back on the generic reader.
 
@@ -41,6 +42,7 @@ const (
 	kindBool
 	kindStrings
 	kindProperties
+	kindTime // time.Time as timestamp(millisecond), UTC
 )
 
 // columnField is one field of a row type: its column name, where it is
@@ -83,11 +85,17 @@ func columnPlan(t reflect.Type) []columnField {
 				case "optional":
 					cf.optional = true
 				case "plain", "dict", "list":
+				case "timestamp(millisecond)":
+					cf.kind = kindTime
 				default:
 					cf.name = "" // an option decodeByColumn does not know
 				}
 			}
 			switch {
+			case cf.kind == kindTime:
+				if f.Type != timeType {
+					cf.name = ""
+				}
 			case f.Type.Kind() == reflect.String:
 				cf.kind = kindString
 			case f.Type.Kind() == reflect.Int32:
@@ -103,7 +111,7 @@ func columnPlan(t reflect.Type) []columnField {
 			default:
 				cf.name = ""
 			}
-			if cf.name == "" || (cf.optional && cf.kind != kindString) {
+			if cf.name == "" || (cf.optional && cf.kind != kindString && cf.kind != kindTime) {
 				plan = nil
 				break
 			}
@@ -181,6 +189,12 @@ func decodeByColumn[T any](pf *parquet.File, rows []T) (bool, error) {
 			shapes = []leafShape{{[]string{f.name}, parquet.Int32, 0, 0}}
 		case kindInt64:
 			shapes = []leafShape{{[]string{f.name}, parquet.Int64, 0, 0}}
+		case kindTime:
+			def := 0
+			if f.optional {
+				def = 1
+			}
+			shapes = []leafShape{{[]string{f.name}, parquet.Int64, 0, def}}
 		case kindBool:
 			shapes = []leafShape{{[]string{f.name}, parquet.Boolean, 0, 0}}
 		case kindStrings:
@@ -204,7 +218,7 @@ func decodeByColumn[T any](pf *parquet.File, rows []T) (bool, error) {
 		at := func(row int) unsafe.Pointer { return unsafe.Add(base, uintptr(row)*stride+j.f.offset) }
 		var err error
 		switch j.f.kind {
-		case kindString, kindInt32, kindInt64, kindBool:
+		case kindString, kindInt32, kindInt64, kindBool, kindTime:
 			err = decodeFlat(pf, j.leaves[0], j.f, len(rows), at)
 		case kindStrings:
 			err = decodeStringLists(pf, j.leaves[0], len(rows), at)
@@ -334,8 +348,8 @@ func decodeFlat(pf *parquet.File, col int, f columnField, n int, at func(int) un
 			}
 			return nil
 		default:
-			// int32, int64, bool: read as values, which also unpacks
-			// booleans' bits.
+			// int32, int64, bool, time: read as values, which also
+			// unpacks booleans' bits and gives an optional column's nulls.
 			r := p.Values()
 			for {
 				k, err := r.ReadValues(buf)
@@ -344,9 +358,15 @@ func decodeFlat(pf *parquet.File, col int, f columnField, n int, at func(int) un
 				}
 				for _, v := range buf[:k] {
 					if v.IsNull() {
-						return errNotColumnar
+						if !f.optional {
+							return errNotColumnar
+						}
+						row++ // the zero value
+						continue
 					}
 					switch f.kind {
+					case kindTime:
+						*(*time.Time)(at(row)) = time.UnixMilli(v.Int64()).UTC()
 					case kindInt32:
 						*(*int32)(at(row)) = v.Int32()
 					case kindInt64:

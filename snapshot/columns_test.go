@@ -155,6 +155,14 @@ func TestDecodeByColumnAsTheGenericReader(t *testing.T) {
 		}
 		notes[i] = n
 	}
+	full := make([]format.Note, len(notes))
+	for i, n := range notes {
+		full[i] = format.Note{ID: n.ID, Path: n.Path, Title: n.Title, Folder: n.Folder, Labels: n.Labels, Tags: n.Tags, Aliases: n.Aliases,
+			Properties: n.Properties, Stub: n.Stub, Signature: n.Signature, Size: n.Size, BodyStart: n.BodyStart, Content: fmt.Sprint("text ", i)}
+		if !n.Stub {
+			full[i].Modified = time.Date(2020+i%7, time.Month(1+i%12), 1+i%28, i%24, i%60, i%60, (i%1000)*int(time.Millisecond), time.UTC)
+		}
+	}
 	for i := range chunks {
 		chunks[i] = chunkRow{ID: fmt.Sprintf("c%d", i), Note: fmt.Sprintf("n%d.md", i/3), Ordinal: int32(i % 3), Start: int32(i * 10),
 			End: int32(i*10 + 9), Line: int32(i), Context: fmt.Sprint("context ", i), TextSHA256: fmt.Sprintf("%064x", i*7)}
@@ -173,11 +181,13 @@ func TestDecodeByColumnAsTheGenericReader(t *testing.T) {
 			if pages == "one" {
 				sameByColumn[format.Link](t, write("links", func(p string) { must(t, WriteTable(p, links)) }))
 				sameByColumn[noteRow](t, write("notes", func(p string) { must(t, WriteTable(p, notes)) }))
+				sameByColumn[format.Note](t, write("full-notes", func(p string) { must(t, WriteTable(p, full)) }))
 				sameByColumn[chunkRow](t, write("chunks", func(p string) { must(t, WriteTable(p, chunks)) }))
 				return
 			}
 			sameByColumn[format.Link](t, write("links", func(p string) { writeSmallPages(t, p, links) }))
 			sameByColumn[noteRow](t, write("notes", func(p string) { writeSmallPages(t, p, notes) }))
+			sameByColumn[format.Note](t, write("full-notes", func(p string) { writeSmallPages(t, p, full) }))
 			sameByColumn[chunkRow](t, write("chunks", func(p string) { writeSmallPages(t, p, chunks) }))
 		})
 	}
@@ -196,9 +206,9 @@ func must(t *testing.T, err error) {
 }
 
 // TestDecodeByColumnFallsBack reads with row types the column decoder
-// does not decode (a time, a field the file lacks, a field of another
-// type than the file's column): ReadSegmentsByColumn reads them as the
-// generic reader does.
+// does not decode (a field the file lacks, a field of another type than
+// the file's column), and format.Note: ReadSegmentsByColumn reads them as
+// the generic reader does.
 func TestDecodeByColumnFallsBack(t *testing.T) {
 	dir := t.TempDir()
 	name := format.SegmentFile(format.NotesTable, 0)
@@ -218,9 +228,6 @@ func TestDecodeByColumnFallsBack(t *testing.T) {
 	type otherType struct {
 		ID   string `parquet:"id,plain"`
 		Size int32  `parquet:"size"`
-	}
-	if plan := columnPlan(reflect.TypeFor[format.Note]()); plan != nil {
-		t.Fatalf("format.Note (a time.Time) has a column plan: %+v", plan)
 	}
 	m, err := ReadSegmentsByColumn[missing](t.Context(), s, format.NotesTable)
 	if err != nil || len(m) != 2 || m[0].ID != "a.md" || m[1].Other != "" {
