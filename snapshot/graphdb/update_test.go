@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
 	kuzu "github.com/kuzudb/go-kuzu"
 
 	"github.com/vaultgraph/vaultgraph/format"
@@ -40,7 +42,13 @@ func fakeParent(t *testing.T, id string, notes []format.Note, edges []format.Edg
 	if err != nil {
 		t.Fatal(err)
 	}
-	info := format.FileInfo{Size: fi.Size(), SHA256: fileSum(t, filepath.Join(dir, format.GraphFile))}
+	// As the publish step records it: size, sha256 and xxh64 (which
+	// Update checks its copy by).
+	data, err := os.ReadFile(filepath.Join(dir, format.GraphFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := format.FileInfo{Size: fi.Size(), SHA256: fileSum(t, filepath.Join(dir, format.GraphFile)), XXH64: fmt.Sprintf("%016x", xxhash.Sum64(data))}
 	m := &format.Manifest{ID: id, Graph: g, Files: map[string]format.FileInfo{format.GraphFile: info}}
 	return &snapshot.Snapshot{ID: id, Dir: dir, Manifest: m}
 }
@@ -366,8 +374,23 @@ func TestUpdateFailureLeavesNothing(t *testing.T) {
 	}
 	dir := t.TempDir()
 	_, err = Update(context.Background(), dir, parent, notes, edges, UpdateOptions{BuildOptions: testBuildOptions})
-	if err == nil || errors.Is(err, ErrNotUpdatable) || !strings.Contains(err.Error(), "sha256") {
+	if err == nil || errors.Is(err, ErrNotUpdatable) || !strings.Contains(err.Error(), "xxh64") {
 		t.Fatalf("err = %v, want a checksum failure", err)
+	}
+	if names := dirNames(t, dir); len(names) != 0 {
+		t.Errorf("left %v", names)
+	}
+	// A manifest written before xxh64 was recorded is checked by sha256.
+	old := *parent
+	m := *old.Manifest
+	m.Files = maps.Clone(m.Files)
+	fi := m.Files[format.GraphFile]
+	fi.XXH64 = ""
+	m.Files[format.GraphFile] = fi
+	old.Manifest = &m
+	_, err = Update(context.Background(), dir, &old, notes, edges, UpdateOptions{BuildOptions: testBuildOptions})
+	if err == nil || errors.Is(err, ErrNotUpdatable) || !strings.Contains(err.Error(), "sha256") {
+		t.Fatalf("without xxh64: err = %v, want a sha256 failure", err)
 	}
 	if names := dirNames(t, dir); len(names) != 0 {
 		t.Errorf("left %v", names)
