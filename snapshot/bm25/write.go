@@ -45,6 +45,10 @@ type Builder struct {
 	// indexed by term id, and seen the ids whose count is not zero.
 	count []uint32
 	seen  []int32
+	// merged holds the coded sections of an index made by Update, which
+	// WriteFile writes instead of coding the term tables above (then
+	// empty).
+	merged *encoded
 }
 
 // NewBuilder returns an empty builder.
@@ -55,6 +59,9 @@ func NewBuilder() *Builder {
 // Add appends the next document: id is its chunk id (hashed into the
 // file's docs digest), terms its terms as Tokenize returns them.
 func (b *Builder) Add(id string, terms []string) {
+	if b.merged != nil {
+		panic("bm25: Add on a builder made by Update, which takes no more documents")
+	}
 	b.digest.Write([]byte(id))
 	b.digest.Write([]byte{'\n'})
 	doc := uint32(len(b.lengths))
@@ -101,6 +108,44 @@ func (b *Builder) WriteFile(path string) (_ *format.BM25, err error) {
 			err = errors.Join(fmt.Errorf("write bm25 %s: %w", filepath.Base(path), err), os.Remove(path))
 		}
 	}()
+	e := b.merged
+	if e == nil {
+		e = b.encode()
+	}
+	if uint64(len(e.terms)) > math.MaxUint32 {
+		return nil, fmt.Errorf("write bm25: %d bytes of terms is more than the format holds", len(e.terms))
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	var hdr [headerSize]byte
+	copy(hdr[:], fileMagic)
+	le := binary.LittleEndian
+	le.PutUint32(hdr[8:], format.BM25Version)
+	le.PutUint32(hdr[12:], TokenizerVersion)
+	le.PutUint32(hdr[16:], uint32(len(b.lengths)))
+	le.PutUint32(hdr[20:], uint32(e.nterms))
+	le.PutUint64(hdr[24:], uint64(e.npost))
+	le.PutUint64(hdr[32:], b.total)
+	le.PutUint32(hdr[40:], math.Float32bits(DefaultK1))
+	le.PutUint32(hdr[44:], math.Float32bits(DefaultB))
+	le.PutUint32(hdr[48:], uint32(len(e.terms)))
+	copy(hdr[digestStart:], b.digest.Sum(nil))
+	body := make([]byte, 0, 4*len(b.lengths)+len(e.terms)+len(e.postings))
+	for _, n := range b.lengths {
+		body = le.AppendUint32(body, n)
+	}
+	body = append(append(body, e.terms...), e.postings...)
+	le.PutUint64(hdr[88:], uint64(len(body)))
+	w.Write(hdr[:])
+	w.Write(bodyEncoder.EncodeAll(body, make([]byte, 0, len(body)/2)))
+	if err := w.Flush(); err != nil {
+		return nil, err
+	}
+	return &format.BM25{Version: format.BM25Version, Tokenizer: TokenizerVersion, File: filepath.Base(path),
+		Docs: len(b.lengths), Terms: e.nterms, Postings: e.npost, K1: DefaultK1, B: DefaultB}, nil
+}
+
+// encode codes the builder's terms and postings sections.
+func (b *Builder) encode() *encoded {
 	// Sorted as (term, id) pairs: comparing strings held in the slice
 	// sorted, not looked up through an index, is most of the sort.
 	type termOrder struct {
@@ -136,37 +181,7 @@ func (b *Builder) WriteFile(path string) (_ *format.BM25, err error) {
 		}
 		npost += len(b.docs[id])
 	}
-	if uint64(len(terms)) > math.MaxUint32 {
-		return nil, fmt.Errorf("write bm25: %d bytes of terms is more than the format holds", len(terms))
-	}
-
-	w := bufio.NewWriterSize(f, 1<<20)
-	var hdr [headerSize]byte
-	copy(hdr[:], fileMagic)
-	le := binary.LittleEndian
-	le.PutUint32(hdr[8:], format.BM25Version)
-	le.PutUint32(hdr[12:], TokenizerVersion)
-	le.PutUint32(hdr[16:], uint32(len(b.lengths)))
-	le.PutUint32(hdr[20:], uint32(len(order)))
-	le.PutUint64(hdr[24:], uint64(npost))
-	le.PutUint64(hdr[32:], b.total)
-	le.PutUint32(hdr[40:], math.Float32bits(DefaultK1))
-	le.PutUint32(hdr[44:], math.Float32bits(DefaultB))
-	le.PutUint32(hdr[48:], uint32(len(terms)))
-	copy(hdr[digestStart:], b.digest.Sum(nil))
-	body := make([]byte, 0, 4*len(b.lengths)+len(terms)+len(postings))
-	for _, n := range b.lengths {
-		body = le.AppendUint32(body, n)
-	}
-	body = append(append(body, terms...), postings...)
-	le.PutUint64(hdr[88:], uint64(len(body)))
-	w.Write(hdr[:])
-	w.Write(bodyEncoder.EncodeAll(body, make([]byte, 0, len(body)/2)))
-	if err := w.Flush(); err != nil {
-		return nil, err
-	}
-	return &format.BM25{Version: format.BM25Version, Tokenizer: TokenizerVersion, File: filepath.Base(path),
-		Docs: len(b.lengths), Terms: len(order), Postings: npost, K1: DefaultK1, B: DefaultB}, nil
+	return &encoded{terms: terms, postings: postings, nterms: len(order), npost: npost}
 }
 
 // bodyEncoder compresses the sections after the header, at zstd's
