@@ -125,7 +125,7 @@ type embedTarget struct {
 	// text returns item i's text; only the texts to embed are asked
 	// for (building every chunk's was a tenth of an edit's embedding).
 	text        func(i int) string
-	parent      *vectors.File // nil without reuse
+	parent      *vectors.File // nil without reuse; opened to copy (vectors.OpenFileToCopy)
 	parentGraph string        // path, "" without reuse
 	stats       format.VectorIndex
 }
@@ -274,7 +274,9 @@ func (s *EmbedStage) openParent(b *Build, targets []*embedTarget) {
 			b.Log.Warn("the parent snapshot's vectors are damaged; embedding those texts again", "target", t.name, "err", err)
 			continue
 		}
-		f, err := vectors.OpenFile(filepath.Join(b.Parent.Dir, t.vectorsFile))
+		// Its rows are found and copied, never searched: their residuals
+		// need not be unpacked.
+		f, err := vectors.OpenFileToCopy(filepath.Join(b.Parent.Dir, t.vectorsFile))
 		if err != nil {
 			b.Log.Warn("cannot reuse the parent snapshot's vectors; embedding those texts again", "target", t.name, "err", err)
 			continue
@@ -483,7 +485,10 @@ func (s *EmbedStage) writeTarget(ctx context.Context, b *Build, t *embedTarget, 
 		return err
 	}
 	path := filepath.Join(b.Dir, t.vectorsFile)
-	err := vectors.WriteCodes(path, fp, dims, kept, func(i int, dst []byte) (float32, error) {
+	// Runs of the parent's rows are copied as the parent stores them
+	// (vectors.WriteRows); the rest are coded here.
+	from := func(i int) (*vectors.File, int) { return reused[i].file, reused[i].row }
+	err := vectors.WriteRows(path, fp, dims, kept, from, func(i int, dst []byte) (float32, error) {
 		if pr := reused[i]; pr.file != nil {
 			return pr.file.CopyRow(pr.row, dst), nil
 		}

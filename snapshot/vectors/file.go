@@ -70,14 +70,29 @@ type File struct {
 	scales     []float32 // count
 	codes      []byte    // count*codeLen: the int8 codes
 	fine       []byte    // count*codeLen: the residual codes, in 1/256 steps (unpacked, codes.go)
-	mapped     []byte    // the memory map to release, nil when not mapped
-	fineMap    []byte    // the anonymous map fine was unpacked into, nil when none
+	// packed is the residual plane as the file stores it (nil in layout
+	// 2, whose residuals are used in place), which WriteRows copies from.
+	packed  []byte
+	mapped  []byte // the memory map to release, nil when not mapped
+	fineMap []byte // the anonymous map fine was unpacked into, nil when none
 }
 
 // OpenFile memory-maps and checks the vector file at path. It returns an
 // error wrapping ErrCorrupt when the file does not follow the layout; it
 // never panics on bad input.
-func OpenFile(path string) (*File, error) {
+func OpenFile(path string) (*File, error) { return openFile(path, true) }
+
+// OpenFileToCopy is OpenFile for a file whose rows are only found (Find,
+// HasHash, HashAt, Remap), copied (WriteRows, CopyRow) or counted: the
+// parent snapshot's file an edit reuses vectors from. Its residuals stay
+// packed in the map instead of being unpacked into memory (14 MB, 15-20
+// ms of CPU and page faults for the chunk and edge vectors of the
+// generated 10,000-note vault), so the File must not be searched or
+// asked for a Vector or Similarity, nor give the vectors of a Graph that
+// is searched (a parent graph that Update reads is not).
+func OpenFileToCopy(path string) (*File, error) { return openFile(path, false) }
+
+func openFile(path string, unpack bool) (*File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open vectors: %w", err)
@@ -101,6 +116,9 @@ func OpenFile(path string) (*File, error) {
 		}
 		return fineMap[:n:n]
 	}
+	if !unpack {
+		alloc = nil
+	}
 	vf, packed, err := decodeFile(b, alloc)
 	if err != nil {
 		if fineMap != nil {
@@ -112,7 +130,9 @@ func OpenFile(path string) (*File, error) {
 	// need not stay in the process's resident memory (10 MB at 10,000
 	// notes). The map stays whole; they would be read again from the
 	// page cache if touched.
-	dropPages(packed)
+	if unpack {
+		dropPages(packed)
+	}
 	vf.mapped, vf.fineMap = b, fineMap
 	return vf, nil
 }
@@ -125,8 +145,9 @@ func DecodeFile(b []byte) (*File, error) {
 }
 
 // decodeFile is DecodeFile, which unpacks the residuals into alloc(n)
-// bytes and also returns the part of b holding them packed (nil when they
-// are used in place).
+// bytes (not at all when alloc is nil: the File then only finds and
+// copies rows) and also returns the part of b holding them packed (nil
+// when they are used in place).
 func decodeFile(b []byte, alloc func(n int) []byte) (_ *File, packed []byte, _ error) {
 	if len(b) < fileHeaderSize {
 		return nil, nil, fmt.Errorf("%w: %d bytes is shorter than the header", ErrCorrupt, len(b))
@@ -184,8 +205,12 @@ func decodeFile(b []byte, alloc func(n int) []byte) (_ *File, packed []byte, _ e
 	if version != byteFineLayout {
 		// The kernels read a byte per residual: unpack them once.
 		packed = vf.fine
-		vf.fine = alloc(int(count * cl))
-		unpackFine(vf.fine, packed)
+		vf.packed = packed
+		vf.fine = nil
+		if alloc != nil {
+			vf.fine = alloc(int(count * cl))
+			unpackFine(vf.fine, packed)
+		}
 	}
 	return vf, packed, nil
 }
@@ -211,7 +236,7 @@ func fileSections(count, keyLen int) (scales, codes int) {
 // Close releases the memory map. No row may be used afterwards.
 func (f *File) Close() error {
 	m, fm := f.mapped, f.fineMap
-	f.mapped, f.fineMap, f.codes, f.fine, f.scales, f.hashes = nil, nil, nil, nil, nil, nil
+	f.mapped, f.fineMap, f.codes, f.fine, f.packed, f.scales, f.hashes = nil, nil, nil, nil, nil, nil, nil
 	if fm == nil {
 		return unmap(m)
 	}
@@ -308,6 +333,11 @@ func similarityGo(q []float32, c, r []byte) (float32, float32) {
 // unchanged, with no decoding and coding again.
 func (f *File) CopyRow(i int, dst []byte) float32 {
 	copy(dst, f.code(i))
+	if f.fine == nil { // OpenFileToCopy: unpack this row's residuals only
+		pl := packedFineLen(f.codeLen)
+		unpackFine(dst[f.codeLen:2*f.codeLen], f.packed[i*pl:(i+1)*pl])
+		return f.scales[i]
+	}
 	copy(dst[f.codeLen:], f.fineCode(i))
 	return f.scales[i]
 }
@@ -389,7 +419,21 @@ func WriteFile(path string, fingerprint Hash, dims int, hashes []Hash, vec func(
 // WriteCodes is WriteFile for rows given as codes: row(i, dst) writes row
 // i's codes into dst (RowLen(dims) bytes, zeroed) and returns their scale,
 // with Encode for a new vector or File.CopyRow for a row of another file.
-func WriteCodes(path string, fingerprint Hash, dims int, hashes []Hash, row func(i int, dst []byte) (float32, error)) (err error) {
+func WriteCodes(path string, fingerprint Hash, dims int, hashes []Hash, row func(i int, dst []byte) (float32, error)) error {
+	return WriteRows(path, fingerprint, dims, hashes, nil, row)
+}
+
+// WriteRows is WriteCodes for a file most of whose rows are rows of other
+// files (a parent snapshot's): from(i) returns the file and the row that
+// row i is a copy of, or nil when row(i, dst) writes it; from may be nil.
+// Runs of consecutive rows of one file are copied plane by plane as the
+// file stores them, with no unpacking and packing of their residuals, and
+// straight from that file's map to the new file, with no buffer holding
+// the rows; a file of another dimension or of layout 2 gets its rows from
+// row instead. The bytes written are those of WriteCodes with
+// File.CopyRow for the same rows.
+func WriteRows(path string, fingerprint Hash, dims int, hashes []Hash, from func(i int) (*File, int),
+	row func(i int, dst []byte) (float32, error)) (err error) {
 	if dims < 0 || dims > MaxDims || (dims == 0 && len(hashes) > 0) {
 		return fmt.Errorf("write vectors: invalid dimension %d", dims)
 	}
@@ -401,26 +445,9 @@ func WriteCodes(path string, fingerprint Hash, dims int, hashes []Hash, row func
 		}
 	}
 	cl := codeLen(dims)
-	// Each row's residuals are packed as it comes: a row's codeLen is a
-	// multiple of the four residuals packFine packs in three bytes, so
-	// packing row by row gives the bytes of packing the plane at once,
-	// without holding the plane unpacked.
-	pl := packedFineLen(cl)
-	codes, packed := make([]byte, len(hashes)*cl), make([]byte, len(hashes)*pl)
-	scales := make([]float32, len(hashes))
-	buf := make([]byte, 2*cl)
-	for i := range hashes {
-		clear(buf)
-		s, err := row(i, buf)
-		if err != nil {
-			return fmt.Errorf("write vectors: %w", err)
-		}
-		copy(codes[i*cl:], buf[:cl])
-		packFine(packed[i*pl:(i+1)*pl], buf[cl:])
-		if !(s >= 0 && s <= math.MaxFloat32) {
-			return fmt.Errorf("write vectors: row %d has scale %g", i, s)
-		}
-		scales[i] = s
+	runs, err := rowRuns(len(hashes), dims, from, row)
+	if err != nil {
+		return err
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -448,9 +475,110 @@ func WriteCodes(path string, fingerprint Hash, dims int, hashes []Hash, row func
 	}
 	scalesOff, codesOff := fileSections(len(hashes), keySize)
 	w.Write(make([]byte, scalesOff-fileHeaderSize-len(hashes)*keySize))
-	writeF32s(w, scales)
+	for _, r := range runs {
+		writeF32s(w, r.scalesOf())
+	}
 	w.Write(make([]byte, codesOff-scalesOff-4*len(hashes)))
-	w.Write(codes)
-	w.Write(packed)
+	for _, r := range runs {
+		w.Write(r.codesOf(cl))
+	}
+	pl := packedFineLen(cl)
+	for _, r := range runs {
+		w.Write(r.packedOf(pl))
+	}
 	return w.Flush()
+}
+
+// rowRun is a run of consecutive rows of a file being written: n rows of
+// file from row on, or (file nil) rows coded into their own planes.
+type rowRun struct {
+	file          *File
+	row, n        int
+	scales        []float32
+	codes, packed []byte
+}
+
+func (r *rowRun) scalesOf() []float32 {
+	if r.file != nil {
+		return r.file.scales[r.row : r.row+r.n]
+	}
+	return r.scales
+}
+
+func (r *rowRun) codesOf(cl int) []byte {
+	if r.file != nil {
+		return r.file.codes[r.row*cl : (r.row+r.n)*cl]
+	}
+	return r.codes
+}
+
+func (r *rowRun) packedOf(pl int) []byte {
+	if r.file != nil {
+		return r.file.packed[r.row*pl : (r.row+r.n)*pl]
+	}
+	return r.packed
+}
+
+// rowRuns cuts n rows of dims dimensions into runs: rows from(i) names in
+// a file of the same dimension that keeps its residuals packed, which are
+// copied in place, and the others, which row codes and which are packed
+// as they come (a row's code length is a multiple of the four residuals
+// packFine packs in three bytes, so packing row by row gives the bytes of
+// packing the plane at once, without holding it unpacked).
+func rowRuns(n, dims int, from func(i int) (*File, int), row func(i int, dst []byte) (float32, error)) ([]rowRun, error) {
+	cl := codeLen(dims)
+	pl := packedFineLen(cl)
+	copyable := func(i int) (*File, int) {
+		if from == nil {
+			return nil, 0
+		}
+		f, r := from(i)
+		if f == nil || f.packed == nil || f.dims != dims || r < 0 || r >= f.count {
+			return nil, 0
+		}
+		return f, r
+	}
+	var runs []rowRun
+	var buf []byte
+	for i := 0; i < n; {
+		if f, r := copyable(i); f != nil {
+			j := i + 1
+			for j < n {
+				if g, s := copyable(j); g != f || s != r+(j-i) {
+					break
+				}
+				j++
+			}
+			runs = append(runs, rowRun{file: f, row: r, n: j - i})
+			i = j
+			continue
+		}
+		j := i + 1
+		for j < n {
+			if g, _ := copyable(j); g != nil {
+				break
+			}
+			j++
+		}
+		run := rowRun{n: j - i, scales: make([]float32, j-i), codes: make([]byte, (j-i)*cl), packed: make([]byte, (j-i)*pl)}
+		if buf == nil {
+			buf = make([]byte, 2*cl)
+		}
+		for k := range run.n {
+			clear(buf)
+			s, err := row(i+k, buf)
+			if err != nil {
+				return nil, fmt.Errorf("write vectors: %w", err)
+			}
+			if !(s >= 0 && s <= math.MaxFloat32) {
+				return nil, fmt.Errorf("write vectors: row %d has scale %g", i+k, s)
+			}
+			copy(run.codes[k*cl:], buf[:cl])
+			packFine(run.packed[k*pl:(k+1)*pl], buf[cl:])
+			run.scales[k] = s
+		}
+		runs = append(runs, run)
+		i = j
+	}
+	return runs, nil
 }

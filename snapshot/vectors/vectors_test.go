@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"slices"
@@ -746,5 +747,131 @@ func TestWriteRefusesSharedHashPrefixes(t *testing.T) {
 	err := WriteFile(filepath.Join(t.TempDir(), "v"), Hash{9}, 1, []Hash{a, b}, func(int) []float32 { return []float32{1} })
 	if err == nil || !strings.Contains(err.Error(), "first 16 bytes") {
 		t.Fatalf("rows sharing 16 bytes of hash written: %v", err)
+	}
+}
+
+// TestWriteRowsCopiesRuns writes a successor of a parent file (rows
+// removed, rows added among them, at the ends and in between; a second
+// parent of another dimension whose rows are coded afresh) with WriteRows
+// and with WriteCodes and File.CopyRow: the files are byte for byte the
+// same, and so are they when the parent keeps its residuals unpacked
+// (layout 2), whose rows WriteRows codes one by one.
+func TestWriteRowsCopiesRuns(t *testing.T) {
+	const dims = 40
+	parentRows := latentSet(31, 300, 0, dims, 6).rows
+	parentRows.sort()
+	parentPath := filepath.Join(t.TempDir(), "parent.f32")
+	if err := WriteFile(parentPath, Hash{1}, dims, parentRows.hashes, func(i int) []float32 { return parentRows.vecs[i] }); err != nil {
+		t.Fatal(err)
+	}
+	parent, err := OpenFile(parentPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer parent.Close()
+	other := writeRows(t, latentSet(32, 20, 0, dims+8, 6).rows, dims+8)
+	r := rand.New(rand.NewSource(7))
+	type src struct {
+		file *File
+		row  int
+		vec  []float32
+	}
+	var hashes []Hash
+	var rows []src
+	for i := range parent.Len() {
+		if r.Intn(10) == 0 {
+			continue // removed
+		}
+		hashes, rows = append(hashes, parent.HashAt(i)), append(rows, src{file: parent, row: i})
+	}
+	for i := range 40 {
+		hashes, rows = append(hashes, hashOf(99, i)), append(rows, src{vec: randomUnit(r, dims)})
+	}
+	hashes = append(hashes, hashOf(98, 0))
+	rows = append(rows, src{file: other, row: 3}) // another dimension: coded again
+	idx := make([]int, len(hashes))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return slices.Compare(hashes[a][:], hashes[b][:]) })
+	sh, sr := make([]Hash, len(idx)), make([]src, len(idx))
+	for i, j := range idx {
+		sh[i], sr[i] = hashes[j], rows[j]
+	}
+	hashes, rows = sh, sr
+	row := func(i int, dst []byte) (float32, error) {
+		if s := rows[i]; s.file == parent {
+			return s.file.CopyRow(s.row, dst), nil
+		} else if s.file != nil {
+			return Encode(dst, s.file.Vector(s.row, nil)[:dims]), nil
+		}
+		return Encode(dst, rows[i].vec), nil
+	}
+	from := func(i int) (*File, int) { return rows[i].file, rows[i].row }
+	dir := t.TempDir()
+	write := func(name string, from func(int) (*File, int)) []byte {
+		p := filepath.Join(dir, name)
+		if err := WriteRows(p, parent.Fingerprint(), dims, hashes, from, row); err != nil {
+			t.Fatal(err)
+		}
+		return mustRead(t, p)
+	}
+	want := write("codes", nil)
+	runs, err := rowRuns(len(hashes), dims, from, row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied := 0
+	for _, r := range runs {
+		if r.file == parent {
+			copied += r.n
+		}
+	}
+	if copied != len(hashes)-41 || len(runs) < 3 {
+		t.Fatalf("%d runs copy %d of the parent's rows, want its %d kept rows", len(runs), copied, len(hashes)-41)
+	}
+	if got := write("runs", from); !bytes.Equal(got, want) {
+		for i := range got {
+			if got[i] != want[i] {
+				t.Logf("first difference at byte %d of %d: %d, want %d", i, len(got), got[i], want[i])
+				break
+			}
+		}
+		t.Fatal("WriteRows with runs of the parent's rows wrote other bytes than WriteCodes")
+	}
+	// Opened only to copy from, its residuals still packed: the same
+	// bytes by runs and row by row.
+	toCopy, err := OpenFileToCopy(parentPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer toCopy.Close()
+	if toCopy.fine != nil {
+		t.Fatal("OpenFileToCopy unpacked the residuals")
+	}
+	mapped := parent
+	parent = toCopy
+	for i, s := range rows {
+		if s.file == mapped {
+			rows[i].file = toCopy
+		}
+	}
+	if got := write("to-copy runs", from); !bytes.Equal(got, want) {
+		t.Fatal("WriteRows from a file opened to copy wrote other bytes than WriteCodes")
+	}
+	if got := write("to-copy rows", nil); !bytes.Equal(got, want) {
+		t.Fatal("CopyRow of a file opened to copy wrote other bytes than of one opened to search")
+	}
+	parent.packed, parent.fine = nil, mapped.fine // as a file of layout 2 holds its residuals
+	if got := write("unpacked", from); !bytes.Equal(got, want) {
+		t.Fatal("WriteRows from a parent without packed residuals wrote other bytes than WriteCodes")
+	}
+	f, err := OpenFile(filepath.Join(dir, "runs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.Len() != len(hashes) {
+		t.Fatalf("%d rows, want %d", f.Len(), len(hashes))
 	}
 }
