@@ -181,19 +181,7 @@ func (s *Static) wordVectors(fz *featurizer, text string, out []float32) {
 			return
 		}
 		found = true
-		w := s.weighted[r]
-		row := t.Row(r)
-		o := out[:len(row)]
-		j := 0
-		for ; j+4 <= len(row); j += 4 {
-			o[j] += w * float32(row[j])
-			o[j+1] += w * float32(row[j+1])
-			o[j+2] += w * float32(row[j+2])
-			o[j+3] += w * float32(row[j+3])
-		}
-		for ; j < len(row); j++ {
-			o[j] += w * float32(row[j])
-		}
+		addScaled(out, t.Row(r), s.weighted[r])
 	}
 	word := fz.bytes[:0]
 	for i := 0; i < len(text); {
