@@ -30,8 +30,11 @@ type Chunk struct {
 	// snapshot.ChunkText do), and SQL reads it as
 	// decode(encode(n.content)[c.start_byte + 1:c.end_byte]).
 	Text string `parquet:"-" json:"text"`
-	// TextSHA256 is the sha256 (hex) of EmbedText(Context, Text): with the
-	// embedding model, the key under which a vector is reused.
+	// TextSHA256 is the chunk's text key, TextKey(EmbedText(Context,
+	// Text)): the hex of the first 16 bytes of that text's sha256, the
+	// bytes a vector file keys its rows by. With the embedding model, the
+	// key under which a vector is reused. Version 5 snapshots hold all 32
+	// bytes (64 hex digits); readers take the first 16 of either.
 	TextSHA256 string `parquet:"text_sha256,plain" json:"text_sha256"`
 }
 
@@ -48,6 +51,20 @@ func EmbedText(context, text string) string {
 func TextHash(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
+}
+
+// TextKeyBytes is how many bytes of a text's sha256 a chunk's text key
+// holds: as many as a vector file stores per row (format/vectors.go). 128
+// bits of sha256 do not collide among a vault's texts.
+const TextKeyBytes = 16
+
+// TextKey returns the hex of the first TextKeyBytes bytes of s's sha256:
+// a chunk's TextSHA256. Half of TextHash's digits, and the half that
+// matters: storing the other half cost 0.9 MB of the help vault's chunks
+// tables for nothing.
+func TextKey(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:TextKeyBytes])
 }
 
 // DefaultChunkChars is the target chunk size in characters.

@@ -315,7 +315,7 @@ func reusable(ctx context.Context, parent *snapshot.Snapshot, opts Options) *reu
 	for i, c := range chunks {
 		r.chunkIDs[i] = parentChunk{ID: c.ID, Note: c.Note}
 		all[i] = format.Chunk{ID: c.ID, Note: c.Note, Ordinal: c.Ordinal,
-			Heading: c.Heading, Start: c.Start, End: c.End, Line: c.Line, Context: c.Context, TextSHA256: c.TextSHA256}
+			Heading: c.Heading, Start: c.Start, End: c.End, Line: c.Line, Context: c.Context, TextSHA256: textKey(c.TextSHA256)}
 	}
 	groupRuns(r.chunks, all, func(c *format.Chunk) string { return c.Note })
 	for _, w := range parent.Manifest.Warnings {
@@ -324,6 +324,13 @@ func reusable(ctx context.Context, parent *snapshot.Snapshot, opts Options) *reu
 		}
 	}
 	return r
+}
+
+// textKey returns a parent chunk's text key as this build writes it: a
+// version 5 parent holds the whole sha256, of which the key is the first
+// format.TextKeyBytes bytes.
+func textKey(h string) string {
+	return h[:min(len(h), 2*format.TextKeyBytes)]
 }
 
 // groupRuns adds rows to by, under key(row), in order: a run of rows

@@ -76,18 +76,18 @@ func distinctTexts(t *testing.T, s *snapshot.Snapshot) map[string]string {
 	}
 	for _, e := range edges {
 		if s.Manifest.Vectors.EdgeEmbedded(e.Type) {
-			out[format.TextHash(e.Sentence)] = e.Sentence
+			out[format.TextKey(e.Sentence)] = e.Sentence
 		}
 	}
 	return out
 }
 
-// embeddedHashes returns the hashes of the texts the server embedded,
+// embeddedHashes returns the text keys of the texts the server embedded,
 // without their task prefix.
 func embeddedHashes(srv *embedtest.Ollama) []string {
 	var out []string
 	for _, text := range srv.Texts() {
-		out = append(out, format.TextHash(strings.TrimPrefix(text, "search_document: ")))
+		out = append(out, format.TextKey(strings.TrimPrefix(text, "search_document: ")))
 	}
 	slices.Sort(out)
 	return out
@@ -515,7 +515,7 @@ func benchTexts(b *testing.B, dir string) map[string]string {
 	}
 	for _, e := range edges {
 		if s.Manifest.Vectors.EdgeEmbedded(e.Type) {
-			out[format.TextHash(e.Sentence)] = ""
+			out[format.TextKey(e.Sentence)] = ""
 		}
 	}
 	return out

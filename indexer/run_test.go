@@ -430,7 +430,7 @@ func TestChunkTextIsStoredOnce(t *testing.T) {
 		t.Fatal("no chunks")
 	}
 	for _, c := range chunks {
-		if c.Text == "" || c.Text != content[c.Note][c.Start:c.End] || format.TextHash(format.EmbedText(c.Context, c.Text)) != c.TextSHA256 {
+		if c.Text == "" || c.Text != content[c.Note][c.Start:c.End] || format.TextKey(format.EmbedText(c.Context, c.Text)) != c.TextSHA256 {
 			t.Fatalf("chunk %s: text %q is not its note's bytes %d..%d", c.ID, c.Text, c.Start, c.End)
 		}
 	}

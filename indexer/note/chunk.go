@@ -108,7 +108,7 @@ func (c *chunker) emit(s span, heading string) {
 		Line:       int32(c.lt.lineAt(s.start)),
 		Context:    ctx,
 		Text:       text,
-		TextSHA256: format.TextHash(format.EmbedText(ctx, text)),
+		TextSHA256: format.TextKey(format.EmbedText(ctx, text)),
 	})
 }
 

@@ -121,7 +121,7 @@ func TestChunkContext(t *testing.T) {
 	if d := cmp.Diff(want, c.Context); d != "" {
 		t.Errorf("context (-want +got):\n%s", d)
 	}
-	if c.TextSHA256 != format.TextHash(want+"\n\nText.") {
+	if c.TextSHA256 != format.TextKey(want+"\n\nText.") {
 		t.Errorf("hash does not cover context and text")
 	}
 	t.Run("bare note", func(t *testing.T) {

@@ -97,7 +97,7 @@ func checkChunks(notePath string, opts Options, p *Parsed) error {
 			return fmt.Errorf("chunk %d: bad id %q ordinal %d note %q", i, c.ID, c.Ordinal, c.Note)
 		case int(c.Line) != 1+strings.Count(p.Content[:c.Start], "\n"):
 			return fmt.Errorf("chunk %d: line %d, want %d", i, c.Line, 1+strings.Count(p.Content[:c.Start], "\n"))
-		case c.TextSHA256 != format.TextHash(format.EmbedText(c.Context, c.Text)):
+		case c.TextSHA256 != format.TextKey(format.EmbedText(c.Context, c.Text)):
 			return fmt.Errorf("chunk %d: bad hash", i)
 		case !utf8.ValidString(c.Text) || !utf8.ValidString(c.Context) || !utf8.ValidString(c.Heading):
 			return fmt.Errorf("chunk %d: invalid UTF-8", i)

@@ -36,15 +36,20 @@ var ErrCorrupt = errors.New("corrupt vector file")
 // Hash is the raw sha256 of an embedded text: the key of a vector row.
 type Hash [hashSize]byte
 
-// ParseHash decodes a hex sha256 as written in format.Chunk.TextSHA256.
+// ParseHash decodes a text key as written in format.Chunk.TextSHA256: the
+// hex of a sha256's first 16 bytes (format version 6), or of all 32
+// (version 5, and format.TextHash). Only the first 16 bytes are kept, the
+// rest are zero, so that the key of a text is one value whichever way it
+// was written: rows are found by those 16 bytes in every layout (Find).
 func ParseHash(s string) (Hash, bool) {
 	var h Hash
-	if len(s) != 2*hashSize {
+	if len(s) != 2*keySize && len(s) != 2*hashSize {
 		return h, false
 	}
-	if _, err := hex.Decode(h[:], []byte(s)); err != nil {
+	if _, err := hex.Decode(h[:len(s)/2], []byte(s)); err != nil {
 		return h, false
 	}
+	clear(h[keySize:])
 	return h, true
 }
 
@@ -342,18 +347,17 @@ func (f *File) CopyRow(i int, dst []byte) float32 {
 	return f.scales[i]
 }
 
-// HashAt returns the text hash of row i as the file stores it: its first
-// 16 bytes, the rest zero, in the current layout (all of it in layouts 2
-// and 3). Find and HasHash accept it as they accept the whole hash.
+// HashAt returns the key of row i: its text hash's first 16 bytes, the
+// rest zero (as ParseHash returns it), in every layout.
 func (f *File) HashAt(i int) Hash {
 	var h Hash
-	copy(h[:], f.key(i))
+	copy(h[:keySize], f.key(i))
 	return h
 }
 
 // HasHash reports whether row i is the row of the text hash h.
 func (f *File) HasHash(i int, h Hash) bool {
-	return bytes.Equal(f.key(i), h[:f.keyLen])
+	return bytes.Equal(f.key(i)[:keySize], h[:keySize])
 }
 
 // key returns the stored bytes of row i's text hash.
@@ -369,7 +373,7 @@ func (f *File) Find(h Hash) (int, bool) {
 		lo, hi = int(f.firstRow[p]), int(f.firstRow[p+1])
 	}
 	i := lo + sort.Search(hi-lo, func(i int) bool {
-		return bytes.Compare(f.key(lo+i), h[:f.keyLen]) >= 0
+		return bytes.Compare(f.key(lo + i)[:keySize], h[:keySize]) >= 0
 	})
 	if i < hi && f.HasHash(i, h) {
 		return i, true

@@ -574,7 +574,8 @@ func TestLayout3IsRead(t *testing.T) {
 }
 
 // TestVectorLayout3IsRead reads the vector fixture of layout 3 (whole
-// 32-byte text hashes): its rows are the current layout's rows, found by
+// 32-byte text hashes): its rows are the current layout's rows, with the same
+// keys (HashAt: the first 16 bytes in every layout), found by
 // the same hashes, and Remap matches the two files row for row both ways
 // (an edit whose parent is of layout 3).
 func TestVectorLayout3IsRead(t *testing.T) {
@@ -595,7 +596,7 @@ func TestVectorLayout3IsRead(t *testing.T) {
 	set := latentSet(21, 60, 0, 20, 4) // the fixtures' generator
 	for i := range old.Len() {
 		h := set.rows.hashes[i]
-		if old.HashAt(i) != h || !old.HasHash(i, h) || !cur.HasHash(i, h) {
+		if old.HashAt(i) != cur.HashAt(i) || !old.HasHash(i, h) || !cur.HasHash(i, h) {
 			t.Fatalf("row %d: hashes %x and %x, want %x", i, old.HashAt(i), cur.HashAt(i), h)
 		}
 		for _, f := range []*File{old, cur} {
@@ -873,5 +874,25 @@ func TestWriteRowsCopiesRuns(t *testing.T) {
 	defer f.Close()
 	if f.Len() != len(hashes) {
 		t.Fatalf("%d rows, want %d", f.Len(), len(hashes))
+	}
+}
+
+// TestTextKeyIsTheStoredPrefix: a chunk's text key (format.TextKey, format
+// version 6) and a whole text hash (version 5, format.TextHash) parse to
+// the same Hash, the bytes a vector file stores per row, so rows are found
+// by either.
+func TestTextKeyIsTheStoredPrefix(t *testing.T) {
+	if keySize != format.TextKeyBytes {
+		t.Fatalf("vector files store %d bytes of a text hash, chunks' text keys hold %d", keySize, format.TextKeyBytes)
+	}
+	key, ok1 := ParseHash(format.TextKey("a passage"))
+	whole, ok2 := ParseHash(format.TextHash("a passage"))
+	if !ok1 || !ok2 || key != whole || key == (Hash{}) {
+		t.Fatalf("ParseHash(TextKey) = %x %v, ParseHash(TextHash) = %x %v", key, ok1, whole, ok2)
+	}
+	for _, bad := range []string{"", format.TextKey("a")[:31], format.TextHash("a") + "00", strings.Repeat("zz", 16)} {
+		if _, ok := ParseHash(bad); ok {
+			t.Errorf("ParseHash(%q) accepted", bad)
+		}
 	}
 }
