@@ -110,7 +110,7 @@ type FileInfo struct {
 // error for a manifest missing its id.
 func DecodeManifest(data []byte) (*Manifest, error) {
 	var m Manifest
-	if err := json.Unmarshal(data, &m); err != nil {
+	if err := unmarshalManifest(data, &m); err != nil {
 		return nil, fmt.Errorf("decode manifest: %w", err)
 	}
 	if !SupportedVersion(m.FormatVersion) {
