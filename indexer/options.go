@@ -8,6 +8,7 @@ import (
 
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/indexer/note"
+	"github.com/vaultgraph/vaultgraph/snapshot"
 )
 
 // DefaultMaxNoteBytes is the size above which a file is reported and not
@@ -49,6 +50,13 @@ type Options struct {
 	NewVault bool
 	// Stages add files to each new snapshot, in order.
 	Stages []Stage
+	// Opened is the newest snapshot of Data as the caller opened it
+	// before the run (to keep the embedder it records), or nil. When it
+	// is still the newest once the lock is taken, the run takes it as
+	// the parent with its files checked again, instead of reading and
+	// decoding its manifest a second time (9 ms at 10,000 notes). Runs
+	// after the first (a watch) find it is not the newest any more.
+	Opened *snapshot.Snapshot
 	// ToolVersion is recorded in the manifest.
 	ToolVersion string
 	// Log receives progress and warnings (discarded when nil).

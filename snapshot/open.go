@@ -83,6 +83,18 @@ func Open(dir string, opts OpenOptions) (*Snapshot, error) {
 	return &Snapshot{ID: m.ID, Dir: dir, Manifest: m}, nil
 }
 
+// Recheck checks s's files against its manifest again as Open does with
+// opts, without reading the manifest again: for a caller that opened s a
+// moment ago and must not trust its files unchecked now (snapshot
+// directories are never rewritten, but they can be damaged or removed).
+// It fails as Open does.
+func Recheck(s *Snapshot, opts OpenOptions) (*Snapshot, error) {
+	if problems := check(s.Dir, s.Manifest, opts.mode(), false); len(problems) > 0 {
+		return nil, fmt.Errorf("%w: %s: %s", ErrInvalid, s.ID, problems[0])
+	}
+	return &Snapshot{ID: s.ID, Dir: s.Dir, Manifest: s.Manifest}, nil
+}
+
 // CheckFiles checks the named files of s against its manifest as Open
 // does with opts (sizes, xxh64 or sha256), several at once, and fails
 // with an error wrapping ErrInvalid naming the first that differs. A name

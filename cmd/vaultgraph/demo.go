@@ -49,7 +49,7 @@ func runDemo(c *cli.Context) error {
 	if data == "" {
 		return errors.New("pass --data with --vault")
 	}
-	st, err := stages(c)
+	st, _, err := stages(c)
 	if err != nil {
 		return err
 	}

@@ -61,33 +61,38 @@ func embedConfig(c *cli.Context) embed.Config {
 
 // embedStage builds the embedding stage from the flags. Without --embedder
 // it keeps the model of the newest snapshot in --data, so that a plain
-// "vaultgraph index" never trips over a model switch nobody asked for.
-func embedStage(c *cli.Context) (indexer.Stage, error) {
+// "vaultgraph index" never trips over a model switch nobody asked for;
+// opened is that snapshot then (nil when none opens), for the run to
+// take as its parent without decoding its manifest again.
+func embedStage(c *cli.Context) (st indexer.Stage, opened *snapshot.Snapshot, err error) {
 	spec := c.String("embedder")
 	if spec == "" {
-		spec = recordedEmbedder(c.String("data"))
+		spec, opened = recordedEmbedder(c.String("data"))
 	}
 	e, err := embed.New(spec, embedConfig(c))
 	if err != nil {
 		// embed.New only reads its configuration (it contacts no
 		// server), so what it refuses is a bad --embedder value or
 		// embedder setting.
-		return nil, usageError(err)
+		return nil, nil, usageError(err)
 	}
-	return &indexer.EmbedStage{Embedder: e, Reembed: c.Bool("reembed"), Progress: progressWriter(c)}, nil
+	return &indexer.EmbedStage{Embedder: e, Reembed: c.Bool("reembed"), Progress: progressWriter(c)}, opened, nil
 }
 
 // recordedEmbedder returns the embedder spec of the newest snapshot in
-// dataDir, "builtin" when there is none.
-func recordedEmbedder(dataDir string) string {
+// dataDir, "builtin" when there is none, and that snapshot.
+func recordedEmbedder(dataDir string) (string, *snapshot.Snapshot) {
 	if dataDir == "" {
-		return "builtin"
+		return "builtin", nil
 	}
 	s, _, err := snapshot.Latest(dataDir, snapshot.OpenOptions{})
-	if err != nil || s.Manifest.Embedder == nil {
-		return "builtin"
+	if err != nil {
+		return "builtin", nil
 	}
-	return embed.SpecOf(s.Manifest.Embedder)
+	if s.Manifest.Embedder == nil {
+		return "builtin", s
+	}
+	return embed.SpecOf(s.Manifest.Embedder), s
 }
 
 // progressWriter is stderr when it is a terminal that understands redraw

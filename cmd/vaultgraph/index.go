@@ -145,7 +145,7 @@ func oneShotHeap(opts indexer.Options) {
 // but the newest snapshot's manifest; schedule runs it on the command line
 // a unit will run.
 func indexOptions(c *cli.Context) (indexer.Options, error) {
-	st, err := stages(c)
+	st, opened, err := stages(c)
 	if err != nil {
 		return indexer.Options{}, err
 	}
@@ -173,6 +173,7 @@ func indexOptions(c *cli.Context) (indexer.Options, error) {
 	}
 	return indexer.Options{
 		Stages:       st,
+		Opened:       opened,
 		Repos:        repos,
 		Vault:        c.String("vault"),
 		Data:         c.String("data"),

@@ -27,6 +27,9 @@ func watchFlags() []cli.Flag {
 // Each run prints what a single index run prints; a failed run is logged
 // and retried, and only a vault that cannot be watched at all ends it.
 func runWatch(c *cli.Context, opts indexer.Options, push bucket.Bucket) error {
+	// A watch lives long: its runs read the newest manifest themselves
+	// rather than keep the first one's decoded for its lifetime.
+	opts.Opened = nil
 	log := logger(c)
 	report := watchReporter(c, log)
 	wopts := indexer.WatchOptions{
