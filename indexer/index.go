@@ -83,20 +83,16 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := sameVault(parent, vault, opts); err != nil {
 		return nil, err
 	}
-	// The parent's rows are read while the vault is walked and read, on
-	// the other core: the walk is one goroutine's work (45-55 ms at
-	// 10,000 notes). When the walk sees no change the run is likely to
-	// find nothing changed: the reading stops then, and is done again
-	// only if the run must.
-	prev, stopReuse := readReusable(ctx, parent, opts)
 	files, walkWarnings, err := walkVault(vault, ignore, opts.MaxNoteBytes)
 	if err != nil {
-		stopReuse()
 		return nil, err
 	}
-	if !statsChanged(parent, files) {
-		stopReuse()
-		prev, stopReuse = lazyReusable(parent, opts)
+	// When the walk already sees a change, the parent's rows are read
+	// while the vault is, on the other core. Otherwise the run is likely
+	// to find nothing changed, and reads them only if it must.
+	prev, stopReuse := lazyReusable(parent, opts)
+	if statsChanged(parent, files) {
+		prev, stopReuse = readReusable(ctx, parent, opts)
 	}
 	defer stopReuse()
 	read, err := readAll(ctx, files, opts.Workers, opts.MaxNoteBytes)
@@ -403,11 +399,6 @@ func findParent(data string, opts Options) (*snapshot.Snapshot, string, error) {
 	newest := ""
 	if len(entries) > 0 {
 		newest = entries[len(entries)-1].ID
-		if o := opts.Opened; o != nil && o.ID == newest && o.Manifest != nil && sameFolder(o.Dir, entries[len(entries)-1].Dir) {
-			if parent, err := snapshot.Recheck(o, snapshot.OpenOptions{}); err == nil {
-				return parent, newest, nil
-			}
-		}
 	}
 	parent, skipped, err := snapshot.Latest(data, snapshot.OpenOptions{})
 	for _, s := range skipped {
