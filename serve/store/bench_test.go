@@ -48,7 +48,9 @@ func liveHeap() uint64 {
 // BenchmarkSwapSnapshot opens the newest snapshot of
 // $VAULTGRAPH_BENCH_DATA while the one before it is served, as a swap
 // does after an index run: e.g. after one note's edit, the rows of every
-// segment file the two share are taken from the served one.
+// segment file the two share are taken from the served one. It reports
+// the Go heap the new snapshot adds while the old one is still held
+// (swap-heap-MiB), what a swap under requests holds twice.
 func BenchmarkSwapSnapshot(b *testing.B) {
 	data := os.Getenv("VAULTGRAPH_BENCH_DATA")
 	if data == "" {
@@ -68,12 +70,17 @@ func BenchmarkSwapSnapshot(b *testing.B) {
 		b.Fatal(err)
 	}
 	st.publish(parent, "")
+	served := liveHeap()
+	var extra uint64
 	for b.Loop() {
 		s, err := st.load(context.Background(), entries[len(entries)-1])
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()
+		if live := liveHeap(); live > served {
+			extra = max(extra, live-served)
+		}
 		if s.Notes.Reused == 0 {
 			b.Fatal("the swap took no segment from the served snapshot")
 		}
@@ -82,4 +89,5 @@ func BenchmarkSwapSnapshot(b *testing.B) {
 		}
 		b.StartTimer()
 	}
+	b.ReportMetric(float64(extra)/(1<<20), "swap-heap-MiB")
 }

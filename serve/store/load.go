@@ -244,12 +244,21 @@ func openGraph(ctx context.Context, st *Store, sn *snapshot.Snapshot, s *Snapsho
 
 // openLinks builds the link graph (graph navigation, POST /graph) from the
 // notes and edges the note index already holds; it shares their strings.
-func openLinks(_ context.Context, _ *Store, sn *snapshot.Snapshot, s *Snapshot) error {
-	g, err := linkgraph.New(sn.ID, s.Notes.notes, s.Notes.edges)
+// When they make the graph of the snapshot being served (an edit of a
+// note's text changes no name, tag or link), it shares that graph's
+// indexes instead (held while they are compared).
+func openLinks(_ context.Context, st *Store, sn *snapshot.Snapshot, s *Snapshot) error {
+	var prev *linkgraph.Graph
+	cur, release := st.Acquire()
+	defer release()
+	if cur != nil {
+		prev = cur.Links
+	}
+	g, reused, err := linkgraph.Reuse(prev, sn.ID, s.Notes.notes, s.Notes.edges)
 	if err != nil {
 		return err
 	}
-	s.Links = g
+	s.Links, s.LinksReused = g, reused
 	return nil
 }
 

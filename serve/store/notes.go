@@ -75,7 +75,13 @@ func loadNotes(s *snapshot.Snapshot, prev *Notes) (*Notes, error) {
 	if err := l.g.Wait(); err != nil {
 		return nil, err
 	}
-	n, err := newNotes(notes(), edges(), chunks())
+	// newNotes writes into the edge and chunk rows it is given, so only
+	// the notes and edges may be prev's own slices; the edges then are
+	// prev's as they are (their strings already shared), not rewritten.
+	noteRows, _ := notes(true)
+	edgeRows, edgesShared := edges(true)
+	chunkRows, _ := chunks(false)
+	n, err := newNotes(noteRows, edgeRows, edgesShared, chunkRows)
 	if err != nil {
 		return nil, err
 	}
@@ -95,33 +101,48 @@ type segmentLoad struct {
 
 // readSegments reads table's segments on l.g, taking those prev holds from
 // rowsOf(prev); the returned function, called after l.g.Wait, returns the
-// table's rows and records where each segment's rows are.
-func readSegments[T any](l *segmentLoad, table string, rowsOf func(*Notes) []T) func() []T {
+// table's rows and records where each segment's rows are. With share, rows
+// that are all of prev's, in prev's order, are prev's slice itself (shared
+// reports it), which the caller must not write into; otherwise, and
+// without share, they are a slice of their own.
+func readSegments[T any](l *segmentLoad, table string, rowsOf func(*Notes) []T) func(share bool) (rows []T, shared bool) {
 	segs := l.s.Segments(table)
 	parts := make([][]T, len(segs))
 	keys := make([]segmentKey, len(segs))
+	// inOrder stays true while every segment so far is prev's next one.
+	inOrder := l.prev != nil
+	next := 0
 	for i, seg := range segs {
 		keys[i] = segmentKey{table, l.s.Manifest.Files[seg.File].SHA256}
 		if l.prev != nil && keys[i].sha256 != "" {
 			if r, ok := l.prev.segments[keys[i]]; ok {
 				if rows := rowsOf(l.prev); r.end <= len(rows) {
 					parts[i] = rows[r.start:r.end:r.end]
+					inOrder = inOrder && r.start == next
+					next = r.end
 					l.reused++
 					continue
 				}
 			}
 		}
+		inOrder = false
 		l.decoded++
 		l.g.Go(func() (err error) {
 			parts[i], err = snapshot.ReadTableByColumn[T](filepath.Join(l.s.Dir, seg.File))
 			return err
 		})
 	}
-	return func() []T {
-		// Always a slice of its own when a part is prev's: newNotes sets
-		// the chunks' text and the rows' shared strings in place, and prev
-		// is still being read.
-		rows := slices.Concat(parts...)
+	return func(share bool) ([]T, bool) {
+		// A slice of its own when a part is prev's and not all are, or
+		// without share: newNotes sets the chunks' text and the rows'
+		// shared strings in place, and prev is still being read.
+		shared := share && inOrder && next == len(rowsOf(l.prev))
+		var rows []T
+		if shared {
+			rows = rowsOf(l.prev)
+		} else {
+			rows = slices.Concat(parts...)
+		}
 		start := 0
 		l.mu.Lock()
 		defer l.mu.Unlock()
@@ -129,11 +150,14 @@ func readSegments[T any](l *segmentLoad, table string, rowsOf func(*Notes) []T) 
 			l.segments[keys[i]] = rowRange{start, start + len(p)}
 			start += len(p)
 		}
-		return rows
+		return rows, shared
 	}
 }
 
-func newNotes(notes []format.Note, edges []format.Edge, chunks []Chunk) (*Notes, error) {
+// newNotes indexes the rows, sharing strings between them: it writes into
+// the edge rows unless edgesShared (prev's rows, shared already) and into
+// the chunk rows.
+func newNotes(notes []format.Note, edges []format.Edge, edgesShared bool, chunks []Chunk) (*Notes, error) {
 	n := &Notes{
 		notes:    notes,
 		byID:     make(map[string]int32, len(notes)),
@@ -160,11 +184,18 @@ func newNotes(notes []format.Note, edges []format.Edge, chunks []Chunk) (*Notes,
 		// never write; keep serving the rest of it rather than refuse it.
 		if src, ok := n.byID[e.Source]; ok {
 			n.out[src] = append(n.out[src], int32(i))
-			e.Source = notes[src].ID
+			if !edgesShared {
+				e.Source = notes[src].ID
+			}
 		}
 		if dst, ok := n.byID[e.Target]; ok {
 			n.in[dst] = append(n.in[dst], int32(i))
-			e.Target = notes[dst].ID
+			if !edgesShared {
+				e.Target = notes[dst].ID
+			}
+		}
+		if edgesShared {
+			continue
 		}
 		if t, ok := types[e.Type]; ok {
 			e.Type = t

@@ -49,8 +49,10 @@ type Snapshot struct {
 	Graph    Graph
 	GraphErr error
 	// Links is the link graph that graph navigation walks (POST /graph).
-	// Always set once loaded.
-	Links *linkgraph.Graph
+	// Always set once loaded. LinksReused says it shares the indexes of
+	// the graph served before (the same names, tags and edges).
+	Links       *linkgraph.Graph
+	LinksReused bool
 	// Retriever answers GraphRAG questions (POST /retrieve); nil when
 	// vector search is unavailable, and RetrieveErr says why.
 	Retriever   *retrieve.Retriever
