@@ -47,6 +47,10 @@ type OpenOptions struct {
 	// cost, though not a file forged to match. VerifyChecksums wins when
 	// both are set.
 	VerifyFast bool
+	// WithoutNoteSignatures leaves Manifest.Notes nil
+	// (format.DecodeManifestWithoutNotes), for readers that serve a
+	// snapshot rather than index after it.
+	WithoutNoteSignatures bool
 }
 
 // verifyMode is how thoroughly check hashes files.
@@ -72,7 +76,7 @@ func (o OpenOptions) mode() verifyMode {
 // content wrap ErrInvalid (and format.ErrUnknownVersion for a format this
 // build cannot read).
 func Open(dir string, opts OpenOptions) (*Snapshot, error) {
-	m, err := readManifest(dir)
+	m, err := readManifest(dir, opts.WithoutNoteSignatures)
 	if err != nil {
 		return nil, err
 	}
@@ -118,11 +122,11 @@ func (s *Snapshot) CheckFiles(opts OpenOptions, names ...string) error {
 // ReadManifest reads and decodes dir's manifest and checks that it belongs
 // to dir, without checking the files it lists (Open and Verify do). Errors
 // about the manifest's content wrap ErrInvalid.
-func ReadManifest(dir string) (*format.Manifest, error) { return readManifest(dir) }
+func ReadManifest(dir string) (*format.Manifest, error) { return readManifest(dir, false) }
 
-// readManifest reads and decodes dir's manifest and checks that it belongs
-// to dir.
-func readManifest(dir string) (*format.Manifest, error) {
+// readManifest reads and decodes dir's manifest (without the per-note
+// signatures if withoutNotes) and checks that it belongs to dir.
+func readManifest(dir string, withoutNotes bool) (*format.Manifest, error) {
 	data, err := os.ReadFile(filepath.Join(dir, format.ManifestFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s has no %s (an interrupted copy or build?)", ErrInvalid, dir, format.ManifestFile)
@@ -130,7 +134,11 @@ func readManifest(dir string) (*format.Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open snapshot: %w", err)
 	}
-	m, err := format.DecodeManifest(data)
+	decode := format.DecodeManifest
+	if withoutNotes {
+		decode = format.DecodeManifestWithoutNotes
+	}
+	m, err := decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrInvalid, dir, err)
 	}
@@ -158,7 +166,7 @@ func (p Problem) String() string { return p.File + ": " + p.Reason }
 // An empty list means the snapshot is intact. The error is non-nil only when
 // the manifest itself cannot be read.
 func Verify(dir string) (*format.Manifest, []Problem, error) {
-	m, err := readManifest(dir)
+	m, err := readManifest(dir, false)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -96,7 +96,8 @@ func (st *Store) load(ctx context.Context, e snapshot.Entry) (*Snapshot, error) 
 // files are verified, then the graph database opens beside the
 // components built on the note index.
 func (st *Store) openComponents(ctx context.Context, e snapshot.Entry, s *Snapshot) error {
-	sn, err := snapshot.Open(e.Dir, snapshot.OpenOptions{})
+	// The per-note signatures are the indexer's, never served.
+	sn, err := snapshot.Open(e.Dir, snapshot.OpenOptions{WithoutNoteSignatures: true})
 	if err != nil {
 		return err
 	}
