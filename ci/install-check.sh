@@ -24,8 +24,11 @@ export GOPATH="$(go env GOPATH)" GOCACHE="$(go env GOCACHE)" GOMODCACHE="$(go en
 
 installed="$tmp/home/.local/bin/vaultgraph"
 shipped="$tmp/src/dist/vaultgraph"
-ldd "$shipped" | grep -q "libkuzu.so => $tmp/src/dist/libkuzu.so" || {
-  echo "the shipped binary does not load the libkuzu.so beside it:"; ldd "$shipped"; exit 1; }
+# ldd's output is read whole first: with pipefail, grep -q stopping at the
+# match could fail the pipeline when ldd then writes into a closed pipe.
+libs=$(ldd "$shipped")
+grep -qF "libkuzu.so => $tmp/src/dist/libkuzu.so" <<<"$libs" || {
+  echo "the shipped binary does not load the libkuzu.so beside it:"; echo "$libs"; exit 1; }
 
 cd "$tmp"   # outside the repository
 for bin in "$installed" "$shipped"; do
@@ -33,6 +36,6 @@ for bin in "$installed" "$shipped"; do
   data="$tmp/data-$(basename "$(dirname "$bin")")"
   "$bin" index --vault "$tmp/src/testdata/demo-vault" --data "$data" --quiet
   out=$("$bin" query --data "$data" --json 'MATCH (p:Person)-[c:contributes]->(x:Project) WHERE c.hours >= 100 RETURN p.title, c.hours, x.title')
-  echo "$out" | grep -q '"rows"' || { echo "$bin query answered: $out"; exit 1; }
+  grep -q '"rows"' <<<"$out" || { echo "$bin query answered: $out"; exit 1; }
 done
 echo "install check: both binaries built as the README says index and query the demo vault"

@@ -36,8 +36,7 @@ half-uploaded snapshot, and pushing again after an interrupted push uploads
 only what is missing. A file that changed a little from the parent
 snapshot's file of the same name (the graph database after an edit) goes as
 a patch of it under PREFIX/patches/ when that is under half the file, with
-a whole file at least every 8 patches; --full-objects sends every file whole,
-for servers of vaultgraph builds that do not read patches. A snapshot already
+a whole file at least every 8 patches. A snapshot already
 in the bucket uploads nothing and says so on stderr. Exits 75 while a
 snapshot gc runs on the same prefix.
 
@@ -45,7 +44,6 @@ snapshot gc runs on the same prefix.
 		Flags: append([]cli.Flag{
 			dataFlag(),
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
-			fullObjectsFlag(),
 		}, formatFlags()...),
 		Before: takesArgs(1, 2, ""),
 		Action: runPush,
@@ -61,7 +59,9 @@ func pullCommand() *cli.Command {
 size and sha256 as it arrives, into a temporary directory, and publishes the
 snapshot atomically (as snapshot import does), so a server on this machine
 never sees a half-downloaded one. Files a local snapshot holds with the same
-sha256 are hard-linked instead of downloaded. A damaged or missing object fails
+sha256 are hard-linked instead of downloaded, and a file the bucket holds as a
+patch of the parent's is made from the local copy of the parent's file (checked
+first) or from the bucket's. A damaged or missing object fails
 the pull, naming it, and publishes nothing. Holds the data directory's lock
 like an indexer: with one running it waits --wait, then exits 75.
 
@@ -74,11 +74,6 @@ like an indexer: with one running it waits --wait, then exits 75.
 		Before: takesArgs(1, 2, ""),
 		Action: runPull,
 	}
-}
-
-// fullObjectsFlag is push's and index --push's --full-objects.
-func fullObjectsFlag() cli.Flag {
-	return &cli.BoolFlag{Name: "full-objects", Usage: "upload every changed file whole, never as a patch of the parent's (for servers of builds before patches)"}
 }
 
 // openBucket opens the bucket a command argument or option names.
@@ -99,7 +94,7 @@ func runPush(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := bucket.Push(c.Context, b, e.Dir, bucket.PushOptions{Log: logger(c), FullObjects: c.Bool("full-objects")})
+	res, err := bucket.Push(c.Context, b, e.Dir, bucket.PushOptions{Log: logger(c)})
 	if err != nil {
 		return err
 	}
@@ -196,11 +191,11 @@ func runPull(c *cli.Context) error {
 // one, when it published nothing: a push that failed before is done
 // now) to the bucket at url. It costs one request when the bucket holds
 // it already.
-func pushPublished(ctx context.Context, log *slog.Logger, b bucket.Bucket, data, id string, fullObjects bool) (*bucket.PushResult, error) {
+func pushPublished(ctx context.Context, log *slog.Logger, b bucket.Bucket, data, id string) (*bucket.PushResult, error) {
 	if id == "" {
 		return nil, nil
 	}
-	res, err := bucket.Push(ctx, b, snapshot.Dir(data, id), bucket.PushOptions{Log: log, FullObjects: fullObjects})
+	res, err := bucket.Push(ctx, b, snapshot.Dir(data, id), bucket.PushOptions{Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("published %s locally, but pushing it to %s failed (the next run, or vaultgraph snapshot push, pushes it): %w", id, b, err)
 	}

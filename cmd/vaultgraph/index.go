@@ -30,7 +30,8 @@ With --push s3://BUCKET/PREFIX it then pushes the newest snapshot to the
 bucket, uploading only the files the bucket does not hold (see snapshot push);
 servers started with serve --data s3://BUCKET/PREFIX pick it up on their next
 poll. When nothing changed it pushes too, so a push that failed is done by the
-next run; one already in the bucket costs a single request. A run whose push
+next run; one already in the bucket costs a dozen small requests (and reading
+again the files it holds as patches, to check them). A run whose push
 fails exits 1 with the snapshot published locally.
 
 With --json it prints the run as JSON on stdout either way ("unchanged":
@@ -49,7 +50,6 @@ true, and nothing on stderr), one line per run with --watch.`,
 			&cli.BoolFlag{Name: "new-vault", Usage: "publish into a --data whose snapshots were built from another vault that still exists (refused without it)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success and log warnings only (unless --log-level is given); a run skipped for another indexer says so in one line"},
 			&cli.StringFlag{Name: "push", Usage: "after each run, push the newest snapshot to this bucket, s3://BUCKET/PREFIX (see snapshot push --help for credentials)", EnvVars: []string{"VAULTGRAPH_PUSH"}},
-			fullObjectsFlag(),
 		}, append(append(watchFlags(), stageFlags()...), formatFlags()...)...),
 		Before: takesArgs(0, 0, ""),
 		Action: runIndex,
@@ -82,7 +82,7 @@ func runIndex(c *cli.Context) error {
 		// One document: the run, with its push.
 		var pres *bucket.PushResult
 		if push != nil {
-			pres, err = pushPublished(c.Context, opts.Log, push, opts.Data, res.ID, c.Bool("full-objects"))
+			pres, err = pushPublished(c.Context, opts.Log, push, opts.Data, res.ID)
 		}
 		if !c.Bool("quiet") {
 			v := indexJSON(res)
@@ -98,7 +98,7 @@ func runIndex(c *cli.Context) error {
 	}
 	printIndexResult(c, res)
 	if push != nil {
-		pres, err := pushPublished(c.Context, opts.Log, push, opts.Data, res.ID, c.Bool("full-objects"))
+		pres, err := pushPublished(c.Context, opts.Log, push, opts.Data, res.ID)
 		if err != nil {
 			return err
 		}

@@ -42,7 +42,7 @@ func runWatch(c *cli.Context, opts indexer.Options, push bucket.Bucket) error {
 				return
 			}
 			// A failed push is logged; the next run pushes again.
-			pres, err := pushPublished(c.Context, log, push, opts.Data, res.ID, c.Bool("full-objects"))
+			pres, err := pushPublished(c.Context, log, push, opts.Data, res.ID)
 			switch {
 			case err != nil:
 				log.Error("push failed; the next run pushes again", "err", err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -566,6 +567,7 @@ func TestPushReplacesADamagedManifest(t *testing.T) {
 			return b
 		}()},
 		{"another snapshot's manifest", manifestBytes(t, other.Dir)},
+		{"its format version changed", bytes.Replace(good, []byte(fmt.Sprintf(`"format_version":%d`, format.Version)), []byte(`"format_version":99`), 1)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := os.WriteFile(obj, tc.damage, 0o644); err != nil {

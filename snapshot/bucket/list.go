@@ -87,15 +87,17 @@ func ReadManifest(ctx context.Context, b Bucket, id string) ([]byte, *format.Man
 	if len(raw) > maxManifestBytes {
 		return nil, nil, fmt.Errorf("%w: %s/%s is over %d bytes", ErrCorrupt, b, key, maxManifestBytes)
 	}
+	// The checksum first: a changed byte is damage, even one that makes
+	// the manifest read as another format version.
+	if err := format.CheckManifestSum(raw); err != nil {
+		return nil, nil, fmt.Errorf("%w: %s/%s does not match its manifest_sha256; %s", ErrCorrupt, b, key, repushManifest)
+	}
 	m, err := format.DecodeManifest(raw)
 	if errors.Is(err, format.ErrUnknownVersion) {
 		return nil, nil, fmt.Errorf("snapshot %s in %s: %w", id, b, err)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %s/%s: %w; %s", ErrCorrupt, b, key, err, repushManifest)
-	}
-	if err := format.CheckManifestSum(raw); err != nil {
-		return nil, nil, fmt.Errorf("%w: %s/%s does not match its manifest_sha256; %s", ErrCorrupt, b, key, repushManifest)
 	}
 	if m.ID != id {
 		return nil, nil, fmt.Errorf("%w: %s/%s holds the manifest of snapshot %s; %s", ErrCorrupt, b, key, m.ID, repushManifest)
@@ -110,7 +112,7 @@ func ReadManifest(ctx context.Context, b Bucket, id string) ([]byte, *format.Man
 
 // repushManifest says how a damaged manifest object is mended: Push
 // replaces one that does not read as the manifest of its id.
-const repushManifest = "push the snapshot again from a data directory that holds it (vaultgraph push replaces a damaged manifest object)"
+const repushManifest = "push the snapshot again from a data directory that holds it (vaultgraph snapshot push replaces a damaged manifest object)"
 
 // ErrCorrupt is wrapped by errors about objects that are not what the
 // layout or a manifest says they are.

@@ -187,7 +187,7 @@ func materialize(ctx context.Context, b Bucket, local map[string]string, dst, na
 	case key == "":
 		return 0, false, fmt.Errorf("%w: %s/%s (%s) is missing, and no patch makes it; push the snapshot again to upload it", ErrCorrupt, b, FileKey(sum), name)
 	case depth >= maxReplay:
-		return 0, false, fmt.Errorf("%w: %s (%s) is more than %d patches from a file object; push the snapshot again with --full-objects", ErrCorrupt, FileKey(sum), name, maxReplay)
+		return 0, false, fmt.Errorf("%w: %s (%s) is more than %d patches from a file object; vaultgraph snapshot push keeps chains to %d: the bucket was written otherwise", ErrCorrupt, FileKey(sum), name, maxReplay, DefaultMaxChain)
 	}
 	pr, err := b.Get(ctx, key)
 	if err != nil {
@@ -211,6 +211,12 @@ func materialize(ctx context.Context, b Bucket, local map[string]string, dst, na
 	}
 	downloaded := int64(len(body))
 	basePath := local[base]
+	if basePath != "" && !holds(basePath, base, baseSize) {
+		// The local copy is damaged (a bad disk, an edited cache): the
+		// base comes from the bucket instead, and the local snapshot is
+		// left for snapshot verify to name.
+		basePath = ""
+	}
 	if basePath == "" {
 		f, err := os.CreateTemp(filepath.Dir(dst), ".patch-base-*")
 		if err != nil {
@@ -232,7 +238,7 @@ func materialize(ctx context.Context, b Bucket, local map[string]string, dst, na
 	}
 	defer bf.Close()
 	if st, err := bf.Stat(); err != nil || st.Size() != baseSize {
-		return downloaded, true, damaged(fmt.Sprintf("names a base of %d bytes, which the local copy of it does not have (if vaultgraph snapshot verify finds the local snapshots sound)", baseSize))
+		return downloaded, true, damaged(fmt.Sprintf("names a base of %d bytes, which the file it makes does not have", baseSize))
 	}
 	pipeR, pipeW := io.Pipe()
 	go func() {
@@ -274,4 +280,18 @@ func writeChecked(dst string, r io.Reader, b Bucket, key, name, sum string, size
 		return fmt.Errorf("%w: %s/%s (%s): sha256 mismatch; delete the object and push the snapshot again", ErrCorrupt, b, key, name)
 	}
 	return nil
+}
+
+// holds reports whether the file at path is size bytes with the hex
+// sha256 sum: a local file a patch is applied to is checked first, since
+// the result's check could not tell a damaged base from a damaged patch.
+func holds(path, sum string, size int64) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	return err == nil && n == size && hex.EncodeToString(h.Sum(nil)) == sum
 }

@@ -242,3 +242,43 @@ func TestDamagedPatchIsRefused(t *testing.T) {
 	}
 	verified(t, pr.Dir)
 }
+
+// TestPatchOntoADamagedLocalCopy: a cache whose copy of the parent's file
+// is damaged (same size, a byte changed) still pulls the child: the base
+// comes from the bucket, and the result verifies.
+func TestPatchOntoADamagedLocalCopy(t *testing.T) {
+	e := newEnv(t)
+	ctx := s3test.Context(t)
+	src := t.TempDir()
+	graph := randomBytes(8, 1<<20)
+	s1 := publish(t, src, files{"graph.kuzu": graph})
+	if _, err := bucket.Push(ctx, e.b, s1.Dir, bucket.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s2 := publish(t, src, files{"graph.kuzu": edited(graph, 9)})
+	if res, err := bucket.Push(ctx, e.b, s2.Dir, bucket.PushOptions{}); err != nil || res.Patched != 1 {
+		t.Fatalf("push = %+v, %v; want a patch", res, err)
+	}
+	cache := t.TempDir()
+	p1, err := bucket.Pull(ctx, e.b, cache, s1.ID, bucket.PullOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := p1.Dir + "/graph.kuzu"
+	b, err := os.ReadFile(local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[1000] ^= 0xff
+	if err := os.WriteFile(local, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pr, err := bucket.Pull(ctx, e.b, cache, s2.ID, bucket.PullOptions{})
+	if err != nil {
+		t.Fatalf("pull beside a damaged copy of the parent: %v", err)
+	}
+	verified(t, pr.Dir)
+	if pr.DownloadedBytes < int64(len(graph)) {
+		t.Errorf("pull = %+v; want the base downloaded from the bucket", pr)
+	}
+}

@@ -32,8 +32,7 @@ type PushOptions struct {
 	// Log receives one line per uploaded file at debug level.
 	Log *slog.Logger
 	// FullObjects uploads every file whole, never as a patch of the
-	// parent's: for servers of builds before patch objects, which cannot
-	// read them.
+	// parent's.
 	FullObjects bool
 	// MaxChain bounds the patches between a file object and any file
 	// (default DefaultMaxChain); past it a file is uploaded whole.
