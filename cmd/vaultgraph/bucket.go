@@ -178,8 +178,8 @@ func runPull(c *cli.Context) error {
 	case res.Present:
 		fmt.Fprintf(c.App.ErrWriter, "already pulled %s: %s holds this very snapshot; nothing downloaded\n", res.ID, res.Dir)
 	default:
-		fmt.Fprintf(c.App.Writer, "pulled %s into %s: downloaded %d of %d files, %d of %d bytes (%d bytes linked from local snapshots)\n",
-			res.ID, res.Dir, res.Downloaded, res.Files, res.DownloadedBytes, res.Bytes, res.LinkedBytes)
+		fmt.Fprintf(c.App.Writer, "pulled %s into %s: %d of %d files downloaded, %d bytes; %d bytes linked from local snapshots; the snapshot holds %d bytes\n",
+			res.ID, res.Dir, res.Downloaded, res.Files, res.DownloadedBytes, res.LinkedBytes, res.Bytes)
 		if res.Patched > 0 {
 			fmt.Fprintf(c.App.Writer, "  %s made by applying patches\n", plural(res.Patched, "file"))
 		}

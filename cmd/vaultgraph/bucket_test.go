@@ -153,7 +153,7 @@ func TestBucketPushPull(t *testing.T) {
 		p.objects, p.total, p.bytes, p.totalBytes, 100*float64(p.bytes)/float64(p.totalBytes), whole)
 
 	r = vgOK(t, "snapshot", "pull", "--data", b, e.url)
-	if m := regexp.MustCompile(`\((\d+) bytes linked`).FindStringSubmatch(r.stdout); m == nil || m[1] == "0" {
+	if m := regexp.MustCompile(`; (\d+) bytes linked`).FindStringSubmatch(r.stdout); m == nil || m[1] == "0" {
 		t.Errorf("pull of s2 next to s1 linked nothing: %s", r.stdout)
 	}
 	if !strings.Contains(r.stdout, "made by applying patches") {
@@ -316,6 +316,11 @@ func TestServersFollowABucket(t *testing.T) {
 	}
 	for _, s := range servers {
 		s.waitServing(t, s3)
+		if st := s.status(t); st.Snapshots.LastRejection != nil {
+			t.Errorf("/status once the repaired %s serves still reports last_rejection %s", s3, *st.Snapshots.LastRejection)
+		} else if st.Snapshots.Rejected == 0 {
+			t.Errorf("/status once the repaired %s serves counts no rejection; the count is kept", s3)
+		}
 	}
 }
 

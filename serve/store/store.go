@@ -233,7 +233,7 @@ func (st *Store) refresh(ctx context.Context, retry bool) (RefreshResult, error)
 	for _, r := range listing.Failed {
 		res.Rejected = append(res.Rejected, st.rejectFetch(r))
 	}
-	st.forget(entries)
+	st.forget(entries, listing.Failed)
 	// Only newer snapshots are candidates, so that importing an older one
 	// never rolls the server back; but once the served snapshot is deleted
 	// by hand (garbage collection never deletes a leased one), every
@@ -297,9 +297,10 @@ func (st *Store) refresh(ctx context.Context, retry bool) (RefreshResult, error)
 }
 
 // forget counts newly seen snapshots and drops rejections of snapshots that
-// are gone.
-func (st *Store) forget(entries []snapshot.Entry) {
-	listed := make(map[string]bool, len(entries))
+// are gone: the remembered ones, and the last one reported once it is no
+// longer listed. A snapshot the source failed to fetch is still listed.
+func (st *Store) forget(entries []snapshot.Entry, failed []Rejection) {
+	listed := make(map[string]bool, len(entries)+len(failed))
 	for _, e := range entries {
 		listed[e.ID] = true
 		if !st.seen[e.ID] {
@@ -307,10 +308,24 @@ func (st *Store) forget(entries []snapshot.Entry) {
 			st.nSeen.Add(1)
 		}
 	}
+	for _, r := range failed {
+		listed[r.ID] = true
+	}
 	for id := range st.rejected {
 		if !listed[id] {
 			delete(st.rejected, id)
 		}
+	}
+	if r := st.lastRejection.Load(); r != nil && !listed[r.ID] {
+		st.lastRejection.CompareAndSwap(r, nil)
+	}
+}
+
+// settled drops the last rejection once a snapshot at least as new as the
+// rejected one serves: the trouble it reported is behind the server.
+func (st *Store) settled(id string) {
+	if r := st.lastRejection.Load(); r != nil && r.ID <= id {
+		st.lastRejection.CompareAndSwap(r, nil)
 	}
 }
 
@@ -345,6 +360,7 @@ func (st *Store) publish(s *Snapshot, previous string) {
 	st.open.Add(1)
 	st.nOpen.Add(1)
 	s.onClose = st.closed
+	st.settled(s.ID) // first, so that whoever sees s served sees it settled
 	old := st.cur.Swap(s)
 	if old != nil {
 		st.nSwaps.Add(1)
@@ -428,7 +444,10 @@ type Stats struct {
 	// Open counts snapshots open: the current one and retired ones still
 	// held by readers.
 	Open int64
-	// LastRejection is the most recent rejection, nil when none.
+	// LastRejection is the most recent rejection while it still matters:
+	// nil when none, and once a snapshot at least as new as the rejected
+	// one serves or the rejected one is no longer listed (Rejected keeps
+	// counting it).
 	LastRejection *Rejection
 	// LastFallback is the most recent fallback, nil when none.
 	LastFallback *Fallback

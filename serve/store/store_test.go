@@ -238,6 +238,44 @@ func TestBadSnapshotIsSkippedUntilItsFilesChange(t *testing.T) {
 	if res := refresh(t, st); !res.Swapped || res.Current != b.ID {
 		t.Fatalf("Refresh after the snapshot was repaired = %+v", res)
 	}
+	// Once it serves, the rejection is history: the counter keeps it, the
+	// status no longer reports it as the reason nothing newer serves.
+	if s := st.Stats(); s.Rejected != 1 || s.LastRejection != nil {
+		t.Errorf("stats after the repaired snapshot serves = %+v, want Rejected 1 and no LastRejection", s)
+	}
+}
+
+func TestLastRejectionGoesWithTheRejectedSnapshot(t *testing.T) {
+	f := newFixture(t)
+	a := f.publish()
+	st := f.store(Options{})
+	refresh(t, st)
+	b := f.publish()
+	c := f.publish()
+	for _, s := range []*indexer.Result{b, c} {
+		if err := os.Remove(filepath.Join(s.Dir, format.ChunksFile)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refresh(t, st)
+	if s := st.Stats(); st.Current() != a.ID || s.LastRejection == nil || s.LastRejection.ID != b.ID {
+		t.Fatalf("after two bad snapshots: serving %s, stats %+v; want %s served and %s last rejected", st.Current(), s, a.ID, b.ID)
+	}
+	// Deleting the newest bad one leaves the last reported one listed.
+	if err := os.RemoveAll(c.Dir); err != nil {
+		t.Fatal(err)
+	}
+	refresh(t, st)
+	if s := st.Stats(); s.LastRejection == nil || s.LastRejection.ID != b.ID {
+		t.Fatalf("stats after deleting %s = %+v, want %s still reported", c.ID, s, b.ID)
+	}
+	if err := os.RemoveAll(b.Dir); err != nil {
+		t.Fatal(err)
+	}
+	refresh(t, st)
+	if s := st.Stats(); s.Rejected != 2 || s.LastRejection != nil || st.Current() != a.ID {
+		t.Fatalf("stats after deleting the rejected snapshot = %+v (serving %s), want Rejected 2, no LastRejection, %s served", s, st.Current(), a.ID)
+	}
 }
 
 func TestVerifyRejectsAFlippedByte(t *testing.T) {

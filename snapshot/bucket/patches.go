@@ -90,11 +90,19 @@ func decodePatchHeader(r io.ByteReader) (targetSize, baseSize int64, err error) 
 }
 
 // chainDepth is how many patches lead from a file object to content sum
-// in b: 0 when b holds its file object, -1 when b holds neither it nor a
-// patch of it, or only a chain longer than limit.
-func chainDepth(ctx context.Context, b Bucket, sum string, limit int) (int, error) {
+// (size bytes) in b: 0 when b holds its file object, -1 when b holds
+// neither it nor a patch of it, or only a chain longer than limit. A file
+// object of sum whose size is not size is damaged (cut short by a failed
+// copy, say) and counts as absent: a patch onto it could never be
+// applied, so the file goes whole and a later push repairs the base.
+// Below the first patch, sizes are not known and not checked; pull checks
+// every file it makes.
+func chainDepth(ctx context.Context, b Bucket, sum string, size int64, limit int) (int, error) {
 	for depth := 0; depth <= limit; depth++ {
-		if _, err := b.Head(ctx, FileKey(sum)); err == nil {
+		if o, err := b.Head(ctx, FileKey(sum)); err == nil {
+			if depth == 0 && o.Size != size {
+				return -1, nil
+			}
 			return depth, nil
 		} else if !errors.Is(err, ErrNotFound) {
 			return 0, err
@@ -123,7 +131,7 @@ func chainDepth(ctx context.Context, b Bucket, sum string, limit int) (int, erro
 // base within a chain of maxChain-1 patches and the patch is under half
 // of f. It reports ok false when f is to be uploaded whole.
 func pushPatch(ctx context.Context, b Bucket, dir string, f fileObject, basePath string, base format.FileInfo, maxChain int) (u uploaded, ok bool, err error) {
-	depth, err := chainDepth(ctx, b, base.SHA256, maxChain-1)
+	depth, err := chainDepth(ctx, b, base.SHA256, base.Size, maxChain-1)
 	if err != nil || depth < 0 {
 		return uploaded{}, false, err
 	}

@@ -282,3 +282,35 @@ func TestPatchOntoADamagedLocalCopy(t *testing.T) {
 		t.Errorf("pull = %+v; want the base downloaded from the bucket", pr)
 	}
 }
+
+// TestNoPatchOntoACutBaseObject: when the bucket's object of the parent's
+// file is cut short (a failed copy, a full disk), a patch onto it could
+// never be applied: the file goes whole, and a fresh server pulls the
+// child all the same.
+func TestNoPatchOntoACutBaseObject(t *testing.T) {
+	e := newEnv(t)
+	ctx := s3test.Context(t)
+	src := t.TempDir()
+	graph := randomBytes(10, 1<<20)
+	s1 := publish(t, src, files{"graph.kuzu": graph})
+	if _, err := bucket.Push(ctx, e.b, s1.Dir, bucket.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	base := e.objectPath(bucket.FileKey(s1.Manifest.Files["graph.kuzu"].SHA256))
+	if err := os.WriteFile(base, graph[:len(graph)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s2 := publish(t, src, files{"graph.kuzu": edited(graph, 11)})
+	res, err := bucket.Push(ctx, e.b, s2.Dir, bucket.PushOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Patched != 0 || res.UploadedBytes < int64(len(graph)) {
+		t.Errorf("push onto a cut base = %+v; want graph.kuzu uploaded whole", res)
+	}
+	pr, err := bucket.Pull(ctx, e.b, t.TempDir(), s2.ID, bucket.PullOptions{})
+	if err != nil {
+		t.Fatalf("pull of the child of a cut base: %v", err)
+	}
+	verified(t, pr.Dir)
+}
