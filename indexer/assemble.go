@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"slices"
 	"strings"
@@ -45,6 +46,13 @@ type tables struct {
 	// parentChunks are the parent's chunk ids and notes in its table's
 	// order (reuse.chunkIDs), for the BM25 stage.
 	parentChunks []parentChunk
+	// files[i] is the file of t.notes[i] (stubs have none); those left
+	// unread (the stat cache vouched for them) have no text in t.notes[i]
+	// or in their chunks, t.chunks[chunkStart[i]:chunkStart[i+1]], until
+	// readUnread reads them.
+	files      []readFile
+	chunkStart []int
+	maxBytes   int64
 }
 
 // priorSegment is one of the parent's notes segments: its index and the
@@ -81,6 +89,8 @@ func assemble(ctx context.Context, read []readFile, prev *reuse, opts Options) (
 	for i, f := range files {
 		if r, ok := prev.rows(f); ok {
 			rows[i], reused[i] = r, true
+		} else if f.unread {
+			return nil, fmt.Errorf("%w: the parent's rows of %s cannot be reused", errReadEveryNote, f.Path)
 		} else {
 			toParse++
 		}
@@ -111,7 +121,7 @@ func assemble(ctx context.Context, read []readFile, prev *reuse, opts Options) (
 	if toParse > 0 {
 		opts.Log.Info("parsed notes", "parsed", toParse, "reused", len(files)-toParse, "elapsed", time.Since(start).Round(time.Millisecond))
 	}
-	t := &tables{asParent: make([]bool, len(rows))}
+	t := &tables{asParent: make([]bool, len(rows)), files: files, chunkStart: make([]int, len(rows)+1), maxBytes: opts.MaxNoteBytes}
 	if prev != nil {
 		t.parentSegs, t.parentChunks = prev.segs, prev.chunkIDs
 	}
@@ -131,10 +141,17 @@ func assemble(ctx context.Context, read []readFile, prev *reuse, opts Options) (
 			t.parsed++
 		}
 		t.asParent[i] = r.asParent
+		t.chunkStart[i] = len(t.chunks)
 		t.notes = append(t.notes, r.note)
 		t.links = append(t.links, r.links...)
 		t.chunks = append(t.chunks, r.chunks...)
 		t.warnings = append(t.warnings, r.warnings...)
+	}
+	t.chunkStart[len(rows)] = len(t.chunks)
+	// Code links cite the line of their value: the notes that hold one
+	// are read.
+	if err := t.readUnread(ctx, opts.Workers, func(i int) bool { return hasCodeValues(&t.notes[i]) }); err != nil {
+		return nil, err
 	}
 	t.resolve()
 	return t, nil
@@ -365,18 +382,93 @@ func (r *reuse) rows(f readFile) (noteRows, bool) {
 		return noteRows{}, false
 	}
 	n.Size, n.Modified = f.Size, f.Modified.UTC()
-	n.Content = reusedText(f.Content)
 	parent := r.chunks[f.Path]
 	chunks := make([]format.Chunk, len(parent))
-	for i, c := range parent {
-		if c.Start < 0 || c.End < c.Start || int(c.End) > len(n.Content) {
-			return noteRows{}, false // a table that disagrees with its file: parse instead
+	if f.unread {
+		copy(chunks, parent) // the texts come with readUnread, if needed
+	} else {
+		n.Content = reusedText(f.Content)
+		for i, c := range parent {
+			if c.Start < 0 || c.End < c.Start || int(c.End) > len(n.Content) {
+				return noteRows{}, false // a table that disagrees with its file: parse instead
+			}
+			c.Text = n.Content[c.Start:c.End]
+			chunks[i] = c
 		}
-		c.Text = n.Content[c.Start:c.End]
-		chunks[i] = c
 	}
 	same := sig.Size == f.Size && sig.Modified.Equal(f.Modified)
 	return noteRows{note: n, links: r.links[f.Path], chunks: chunks, warnings: r.warnings[f.Path], asParent: same}, true
+}
+
+// readUnread reads, on workers goroutines, the notes left unread for which
+// need holds (an index into t.notes), and puts their text in place: the
+// note's content and its chunks' texts. A note that is no longer the one
+// the parent signed, or cannot be read, fails with errReadEveryNote: the
+// run starts again reading every note, which reports it as it should.
+func (t *tables) readUnread(ctx context.Context, workers int, need func(i int) bool) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	var read []int
+	for i := range t.files {
+		if !t.files[i].unread || !need(i) {
+			continue
+		}
+		read = append(read, i)
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			f := &t.files[i]
+			r := readOne(f.vaultFile, t.maxBytes)
+			if r.Warning != nil || r.SHA256 != f.SHA256 {
+				return fmt.Errorf("%w: %s is not the note the parent snapshot signed", errReadEveryNote, f.Path)
+			}
+			n := &t.notes[i]
+			n.Content = reusedText(r.Content)
+			for k := t.chunkStart[i]; k < t.chunkStart[i+1]; k++ {
+				c := &t.chunks[k]
+				if c.Start < 0 || c.End < c.Start || int(c.End) > len(n.Content) {
+					return fmt.Errorf("%w: the parent's chunks of %s do not fit it", errReadEveryNote, f.Path)
+				}
+				c.Text = n.Content[c.Start:c.End]
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for _, i := range read {
+		t.files[i].unread = false
+	}
+	return nil
+}
+
+// readUnreadIn fails with errReadEveryNote when a note of t.notes[from:to]
+// is still unread. Segments are written concurrently, so it does not read
+// them: the run starts again instead (a damaged parent file, the only way
+// here, is rare).
+func (t *tables) readUnreadIn(from, to int) error {
+	for i := from; i < min(to, len(t.files)); i++ {
+		if t.files[i].unread {
+			return fmt.Errorf("%w: writing the notes segment of %s", errReadEveryNote, t.files[i].Path)
+		}
+	}
+	return nil
+}
+
+// unreadNotes returns the ids of the notes still unread, nil when none.
+func (t *tables) unreadNotes() map[string]bool {
+	var out map[string]bool
+	for i := range t.files {
+		if t.files[i].unread {
+			if out == nil {
+				out = make(map[string]bool, len(t.files)-i)
+			}
+			out[t.notes[i].ID] = true
+		}
+	}
+	return out
 }
 
 // reusedText is note.Text(content) for a note whose rows are reused:

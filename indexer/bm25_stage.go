@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"time"
 
@@ -35,6 +36,7 @@ func (BM25Stage) Run(ctx context.Context, b *Build) error {
 	var tk bm25.Tokenizer
 	terms := func(i int) []string {
 		c := &b.Chunks[i]
+		b.needText(c.Note)
 		buf = tk.AppendTerms(buf[:0], c.Context)
 		buf = tk.AppendTerms(buf, c.Text)
 		nt, ok := nameTerms[c.Note]
@@ -50,6 +52,12 @@ func (BM25Stage) Run(ctx context.Context, b *Build) error {
 		return buf
 	}
 	bld, reused := updateBM25(b, terms)
+	if err := b.unreadNeeded(); err != nil {
+		return err
+	}
+	if bld == nil && len(b.unread) > 0 {
+		return fmt.Errorf("%w: the parent's bm25 index cannot be updated", errReadEveryNote)
+	}
 	if bld == nil {
 		bld = bm25.NewBuilder()
 		meter := embed.NewMeter(b.Progress, "bm25 index", "chunks", len(b.Chunks))

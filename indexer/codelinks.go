@@ -33,6 +33,16 @@ func codeLinksOf(notes []format.Note, links []format.Link) []format.Link {
 	return out
 }
 
+// hasCodeValues reports whether a property of n names code.
+func hasCodeValues(n *format.Note) bool {
+	for _, p := range n.Properties {
+		if len(codeValues(p)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // codeValues are a property's string values that name code.
 func codeValues(p format.Property) []string {
 	var vals []string

@@ -173,6 +173,9 @@ func (s *EmbedStage) Run(ctx context.Context, b *Build) error {
 		recorded = prev.Embedder
 	}
 	hashes, texts := missingTexts(targets)
+	if err := b.unreadNeeded(); err != nil {
+		return err
+	}
 	if info.Revision, err = s.revision(ctx, b, info, recorded, len(texts) > 0); err != nil {
 		return err
 	}
@@ -224,7 +227,10 @@ func (s *EmbedStage) Run(ctx context.Context, b *Build) error {
 func (s *EmbedStage) targets(b *Build) ([]*embedTarget, error) {
 	chunks := &embedTarget{name: "chunks", vectorsFile: format.ChunkVectorsFile, graphFile: format.ChunkHNSWFile,
 		hashes: make([]vectors.Hash, len(b.Chunks)),
-		text:   func(i int) string { return format.EmbedText(b.Chunks[i].Context, b.Chunks[i].Text) }}
+		text: func(i int) string {
+			b.needText(b.Chunks[i].Note)
+			return format.EmbedText(b.Chunks[i].Context, b.Chunks[i].Text)
+		}}
 	for i, c := range b.Chunks {
 		h, ok := vectors.ParseHash(c.TextSHA256)
 		if !ok {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/format/glob"
 	"github.com/vaultgraph/vaultgraph/snapshot"
 )
 
@@ -28,6 +29,9 @@ type Result struct {
 	// Parsed notes were read and parsed; Reused ones were taken from the
 	// parent snapshot's tables because their content had not changed.
 	Parsed, Reused int
+	// Unread counts the reused notes the run did not even read: the stat
+	// cache vouched for them (statcache.go).
+	Unread int
 	// CodeParsed and CodeReused count the repositories' files parsed and
 	// reused by blob hash; HistoryRead the repositories whose history was
 	// read again because HEAD moved.
@@ -83,6 +87,27 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := sameVault(parent, vault, opts); err != nil {
 		return nil, err
 	}
+	// The first attempt trusts the stat cache; a note it vouched for that
+	// turns out to be needed after all (or changed) sends the run back to
+	// reading every note.
+	for useStat := true; ; useStat = false {
+		res, err := index(ctx, opts, start, vault, data, ignore, parent, newest, useStat)
+		if useStat && errors.Is(err, errReadEveryNote) {
+			opts.Log.Info("reading every note: the stat cache vouched for one that must be read", "reason", err)
+			continue
+		}
+		return res, err
+	}
+}
+
+// index is Run once the lock is held and the parent found: useStat lets
+// it take the notes the stat cache vouches for as unchanged (statcache.go)
+// without reading them. It returns an error wrapping errReadEveryNote when
+// one of those turned out to be needed after all, before publishing
+// anything.
+func index(ctx context.Context, opts Options, start time.Time, vault, data string, ignore *glob.Set,
+	parent *snapshot.Snapshot, newest string, useStat bool) (*Result, error) {
+	walked := time.Now()
 	files, walkWarnings, err := walkVault(vault, ignore, opts.MaxNoteBytes)
 	if err != nil {
 		return nil, err
@@ -95,7 +120,16 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		prev, stopReuse = readReusable(ctx, parent, opts)
 	}
 	defer stopReuse()
-	read, err := readAll(ctx, files, opts.Workers, opts.MaxNoteBytes)
+	var stat *statCache
+	if useStat && statCacheApplies(parent, opts) {
+		stat = readStatCache(data, parent)
+	}
+	read, err := readAll(ctx, files, opts.Workers, opts.MaxNoteBytes, func(f vaultFile) (string, bool) {
+		if !stat.unchanged(f, parent) {
+			return "", false
+		}
+		return parent.Manifest.Notes[f.Path].SHA256, true
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +148,16 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		var rebuild bool
 		if retry, rebuild = pendingWork(parent, opts.Stages); !rebuild && len(retry) == 0 {
 			opts.Log.Debug("vault unchanged", "snapshot", parent.ID)
-			return unchangedResult(parent, start), nil
+			if stat == nil || stat.differs(files) {
+				keepStatCache(data, parent.ID, walked, files, opts.Log)
+			}
+			res := unchangedResult(parent, start)
+			for _, r := range read {
+				if r.unread {
+					res.Unread++
+				}
+			}
+			return res, nil
 		}
 	}
 
@@ -144,13 +187,14 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{ID: id, Dir: dir, Parent: m.Parent, Parsed: tables.parsed, Reused: tables.reused,
+	keepStatCache(data, id, walked, files, opts.Log)
+	res := &Result{ID: id, Dir: dir, Parent: m.Parent, Parsed: tables.parsed, Reused: tables.reused, Unread: len(tables.unreadNotes()),
 		Manifest: m, Elapsed: time.Since(start)}
 	if tables.code != nil {
 		res.CodeParsed, res.CodeReused, res.HistoryRead = tables.code.parsed, tables.code.reused, tables.code.historyRead
 	}
 	opts.Log.Info("published snapshot", "id", id, "notes", m.Counts.Notes, "edges", m.Counts.Edges,
-		"chunks", m.Counts.Chunks, "warnings", m.Counts.Warnings, "parsed", res.Parsed, "reused", res.Reused,
+		"chunks", m.Counts.Chunks, "warnings", m.Counts.Warnings, "parsed", res.Parsed, "reused", res.Reused, "unread", res.Unread,
 		"elapsed", res.Elapsed.Round(time.Millisecond))
 	return res, nil
 }

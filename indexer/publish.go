@@ -68,7 +68,7 @@ func publish(ctx context.Context, data, id string, parent *snapshot.Snapshot, t 
 		m.Counts.UnresolvedCodeLinks = t.unresolvedCode
 	}
 	b := &Build{Dir: w.Dir(), Parent: parent, Notes: t.notes, Edges: t.edges, Chunks: t.chunks, Manifest: m, Log: opts.Log, Progress: opts.Progress, Retry: retry, w: w, noLinks: opts.Full,
-		parentChunks: t.parentChunks}
+		parentChunks: t.parentChunks, unread: t.unreadNotes()}
 	if t.code != nil {
 		b.CodeFiles, b.Symbols, b.CodeEdges, b.CodeChunks = t.code.files, t.code.symbols, t.codeEdges, t.code.chunks
 	}

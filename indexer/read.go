@@ -19,16 +19,24 @@ type readFile struct {
 	Content []byte
 	SHA256  string
 	Warning *format.Warning // set when the file cannot be indexed
+	// unread is set when the stat cache vouched for the file: it was not
+	// read, Content is nil and SHA256 is the parent's signature.
+	unread bool
 }
 
-// readAll reads and signs every file with bounded parallelism. A file that
-// cannot be read or holds binary data gets a warning instead of content;
-// only a cancelled context stops the run.
-func readAll(ctx context.Context, files []vaultFile, workers int, maxBytes int64) ([]readFile, error) {
+// readAll reads and signs every file with bounded parallelism, except
+// those signed says are signed already (the stat cache's): they are left
+// unread. A file that cannot be read or holds binary data gets a warning
+// instead of content; only a cancelled context stops the run.
+func readAll(ctx context.Context, files []vaultFile, workers int, maxBytes int64, signed func(vaultFile) (string, bool)) ([]readFile, error) {
 	out := make([]readFile, len(files))
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers)
 	for i := range files {
+		if sum, ok := signed(files[i]); ok {
+			out[i] = readFile{vaultFile: files[i], SHA256: sum, unread: true}
+			continue
+		}
 		g.Go(func() error {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -42,6 +50,9 @@ func readAll(ctx context.Context, files []vaultFile, workers int, maxBytes int64
 	}
 	return out, nil
 }
+
+// readEvery is readAll's signed for reading every file.
+func readEvery(vaultFile) (string, bool) { return "", false }
 
 func readOne(f vaultFile, maxBytes int64) readFile {
 	r := readFile{vaultFile: f}

@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"path/filepath"
@@ -109,17 +110,39 @@ func writeSegments(w *snapshot.Writer, parent *snapshot.Snapshot, t *tables, log
 		format.EdgesTable:  make([]format.TableSegment, len(s.notes)),
 		format.ChunksTable: make([]format.TableSegment, len(s.notes)),
 	}
+	js := make([]int, len(s.notes))
+	starts := make([]int, len(s.notes)+1)
+	segOf := make([]int, 0, len(t.notes))
+	for i := range s.notes {
+		js[i] = parentOf(t, starts[i], s.notes[i])
+		starts[i+1] = starts[i] + len(s.notes[i])
+		for range s.notes[i] {
+			segOf = append(segOf, i)
+		}
+	}
+	// A notes segment whose key is hashed needs the text of its notes
+	// left unread.
+	err := t.readUnread(context.Background(), runtime.GOMAXPROCS(0), func(k int) bool {
+		i := segOf[k]
+		_, ok := priorKey(parent, format.NotesTable, js[i], len(s.notes[i]))
+		return !ok
+	})
+	if err != nil {
+		return nil, err
+	}
 	var mu sync.Mutex // w's links
 	g := errgroup.Group{}
 	g.SetLimit(runtime.GOMAXPROCS(0))
-	start := 0
 	for i := range s.notes {
-		j := parentOf(t, start, s.notes[i])
-		start += len(s.notes[i])
-		g.Go(func() error { return writeSegment(w, parent, log, &mu, format.NotesTable, i, j, s.notes[i], out) })
-		g.Go(func() error { return writeSegment(w, parent, log, &mu, format.LinksTable, i, j, s.links[i], out) })
-		g.Go(func() error { return writeSegment(w, parent, log, &mu, format.EdgesTable, i, -1, s.edges[i], out) })
-		g.Go(func() error { return writeSegment(w, parent, log, &mu, format.ChunksTable, i, j, s.chunks[i], out) })
+		j := js[i]
+		// A notes segment written rather than linked needs every text.
+		read := func() error { return t.readUnreadIn(starts[i], starts[i+1]) }
+		g.Go(func() error { return writeSegment(w, parent, log, &mu, format.NotesTable, i, j, s.notes[i], out, read) })
+		g.Go(func() error { return writeSegment(w, parent, log, &mu, format.LinksTable, i, j, s.links[i], out, nil) })
+		g.Go(func() error { return writeSegment(w, parent, log, &mu, format.EdgesTable, i, -1, s.edges[i], out, nil) })
+		g.Go(func() error {
+			return writeSegment(w, parent, log, &mu, format.ChunksTable, i, j, s.chunks[i], out, nil)
+		})
 	}
 	return out, g.Wait()
 }
@@ -156,8 +179,10 @@ func parentOf(t *tables, start int, notes []format.Note) int {
 // with the same key, and records it in out[table][i] (its own element).
 // When j >= 0 the rows are those of the parent's segment j of table
 // (parentOf), whose key they take if the parent lists one for as many rows.
+// Before writing rows rather than linking them it calls ready, when set,
+// which fails when they are not all there (text left unread).
 func writeSegment[T any](w *snapshot.Writer, parent *snapshot.Snapshot, log *slog.Logger, mu *sync.Mutex, table string, i, j int,
-	rows []T, out map[string][]format.TableSegment) error {
+	rows []T, out map[string][]format.TableSegment, ready func() error) error {
 	seg := format.TableSegment{File: format.SegmentFile(table, i), Rows: len(rows)}
 	if from, ok := priorKey(parent, table, j, len(rows)); ok {
 		seg.Key = from
@@ -176,6 +201,11 @@ func writeSegment[T any](w *snapshot.Writer, parent *snapshot.Snapshot, log *slo
 			err, linked = nil, false
 		}
 		if err != nil || linked {
+			return err
+		}
+	}
+	if ready != nil {
+		if err := ready(); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/snapshot"
@@ -103,6 +104,29 @@ type Build struct {
 	// when the run decoded them already (nil otherwise): the BM25 stage
 	// need not read them again.
 	parentChunks []parentChunk
+	// unread are the notes the stat cache let the run leave unread: their
+	// Content and their chunks' Text are empty. The stages of this package
+	// need them only when they cannot reuse the parent's work; they then
+	// call needText, and fail with unreadNeeded, and the run starts again
+	// reading every note (statcache.go).
+	unread     map[string]bool
+	unreadUsed atomic.Bool
+}
+
+// needText records that a stage needs the text of note id's chunks.
+func (b *Build) needText(id string) {
+	if b.unread[id] {
+		b.unreadUsed.Store(true)
+	}
+}
+
+// unreadNeeded fails with errReadEveryNote when a stage needed a text
+// left unread.
+func (b *Build) unreadNeeded() error {
+	if b.unreadUsed.Load() {
+		return fmt.Errorf("%w: a stage needs the text of unchanged notes", errReadEveryNote)
+	}
+	return nil
 }
 
 // LinkParent makes the parent's file name a file of this snapshot without

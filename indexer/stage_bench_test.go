@@ -27,7 +27,7 @@ func stageBenchTables(b *testing.B) *tables {
 	if err != nil {
 		b.Fatal(err)
 	}
-	read, err := readAll(context.Background(), files, opts.Workers, opts.MaxNoteBytes)
+	read, err := readAll(context.Background(), files, opts.Workers, opts.MaxNoteBytes, readEvery)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -24,6 +24,7 @@ type vaultFile struct {
 	Abs      string // where to read it (possibly through a symlink)
 	Size     int64
 	Modified time.Time
+	stat     fileStat // for the stat cache
 }
 
 // walker lists the notes of a vault. It skips dot-folders (.obsidian,
@@ -190,7 +191,7 @@ func (w *walker) file(abs, rel string, fi fs.FileInfo) {
 		w.warn(rel, format.WarnTooLarge, tooLarge(w.maxBytes))
 		return
 	}
-	w.files = append(w.files, vaultFile{Path: rel, Abs: abs, Size: fi.Size(), Modified: fi.ModTime()})
+	w.files = append(w.files, vaultFile{Path: rel, Abs: abs, Size: fi.Size(), Modified: fi.ModTime(), stat: statOf(fi)})
 }
 
 // tooLarge is the message of a too-large warning. It names the limit, not

@@ -329,15 +329,25 @@ func TestFullDiskForReal(t *testing.T) {
 	vault := writeVault(t, demoNotes)
 	built := t.TempDir()
 	id := index(t, vault, built, nil)
-	paged, raw := pagedSize(t, built)
+	paged, _ := pagedSize(t, built)
 	mnt := t.TempDir()
-	if err := syscall.Mount("tmpfs", mnt, "tmpfs", 0, "size="+strconv.FormatInt(paged+raw/2, 10)); err != nil {
+	if err := syscall.Mount("tmpfs", mnt, "tmpfs", 0, "size="+strconv.FormatInt(2*paged+1<<20, 10)); err != nil {
 		t.Skipf("cannot mount a tmpfs here (%v): TestSpace covers the check with a given free-space figure", err)
 	}
 	t.Cleanup(func() { syscall.Unmount(mnt, 0) })
 	data := filepath.Join(mnt, "data")
 	if err := os.CopyFS(data, os.DirFS(built)); err != nil {
 		t.Fatal(err)
+	}
+	// Then shrink it to what the copy uses plus 32 KiB: less than any
+	// snapshot needs (the check adds 64 KiB for a manifest).
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(mnt, &fs); err != nil {
+		t.Fatal(err)
+	}
+	used := int64(fs.Blocks-fs.Bfree) * fs.Bsize
+	if err := syscall.Mount("", mnt, "", syscall.MS_REMOUNT, "size="+strconv.FormatInt(used+32<<10, 10)); err != nil {
+		t.Fatalf("shrink the tmpfs: %v", err)
 	}
 	r := doctor.Run(context.Background(), offline(t, data, vault))
 	expect(t, r, "space", doctor.Fail, "cannot publish")
