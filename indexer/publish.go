@@ -38,11 +38,10 @@ func publish(ctx context.Context, data, id string, parent *snapshot.Snapshot, t 
 	if opts.Full {
 		linkFrom = nil
 	}
-	if m.Tables, err = writeTables(w, linkFrom, t, opts.Log); err != nil {
+	var tableWrites *writes
+	if m.Tables, tableWrites, err = writeTables(w, linkFrom, t, opts.Log); err != nil {
 		return "", err
 	}
-	// The tables are complete: they are sealed while the stages compute.
-	w.SealEarly(tableFiles(m.Tables, t)...)
 	sortWarnings(t.warnings)
 	m.Warnings = t.warnings
 	m.Notes = make(map[string]format.NoteSignature, len(t.notes))
@@ -72,7 +71,21 @@ func publish(ctx context.Context, data, id string, parent *snapshot.Snapshot, t 
 	if t.code != nil {
 		b.CodeFiles, b.Symbols, b.CodeEdges, b.CodeChunks = t.code.files, t.code.symbols, t.codeEdges, t.code.chunks
 	}
-	if err := runStages(ctx, b, opts.Stages); err != nil {
+	// The tables are written while the stages run, and sealed once
+	// written.
+	var written errgroup.Group
+	written.Go(func() error {
+		names, err := tableWrites.run()
+		if err == nil {
+			b.SealEarly(names...)
+		}
+		return err
+	})
+	err = runStages(ctx, b, opts.Stages)
+	if werr := written.Wait(); werr != nil && !errors.As(err, new(*errVoid)) {
+		err = errors.Join(werr, err)
+	}
+	if err != nil {
 		return "", err
 	}
 	if err := ctx.Err(); err != nil {
@@ -122,35 +135,21 @@ func runStages(ctx context.Context, b *Build, stages []Stage) error {
 	return ctx.Err()
 }
 
-// writeTables writes the tables concurrently: compressing them is most of
-// a run's CPU time after parsing. The notes, links, edges and chunks tables
-// are written in segments (writeSegments); it returns their manifest
-// section.
-func writeTables(w *snapshot.Writer, parent *snapshot.Snapshot, t *tables, log *slog.Logger) (map[string][]format.TableSegment, error) {
-	dir := w.Dir()
-	var g errgroup.Group
-	var segs map[string][]format.TableSegment
-	g.Go(func() (err error) { segs, err = writeSegments(w, parent, t, log); return err })
-	if t.code != nil {
-		g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.CodeFilesFile), t.code.files) })
-		g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.SymbolsFile), t.code.symbols) })
-		g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.CodeChunksFile), t.code.chunks) })
-		g.Go(func() error { return snapshot.WriteTable(filepath.Join(dir, format.CodeEdgesFile), t.codeEdges) })
-	}
-	return segs, g.Wait()
-}
-
-// tableFiles names the files writeTables wrote: the segments, and the
-// code tables when there are some.
-func tableFiles(segs map[string][]format.TableSegment, t *tables) []string {
-	var names []string
-	for _, ss := range segs {
-		for _, seg := range ss {
-			names = append(names, seg.File)
-		}
+// writeTables keys the tables and links what the parent holds
+// (writeSegments); it returns their manifest section and the writes left,
+// the code tables' among them. Compressing tables is most of a run's CPU
+// time after parsing: the writes run on every core, beside the stages.
+func writeTables(w *snapshot.Writer, parent *snapshot.Snapshot, t *tables, log *slog.Logger) (map[string][]format.TableSegment, *writes, error) {
+	segs, ws, err := writeSegments(w, parent, t, log)
+	if err != nil {
+		return nil, nil, err
 	}
 	if t.code != nil {
-		names = append(names, format.CodeFilesFile, format.SymbolsFile, format.CodeChunksFile, format.CodeEdgesFile)
+		dir := w.Dir()
+		ws.add(format.CodeFilesFile, func() error { return snapshot.WriteTable(filepath.Join(dir, format.CodeFilesFile), t.code.files) })
+		ws.add(format.SymbolsFile, func() error { return snapshot.WriteTable(filepath.Join(dir, format.SymbolsFile), t.code.symbols) })
+		ws.add(format.CodeChunksFile, func() error { return snapshot.WriteTable(filepath.Join(dir, format.CodeChunksFile), t.code.chunks) })
+		ws.add(format.CodeEdgesFile, func() error { return snapshot.WriteTable(filepath.Join(dir, format.CodeEdgesFile), t.codeEdges) })
 	}
-	return names
+	return segs, ws, nil
 }

@@ -98,11 +98,13 @@ func bySegment[T any](rows []T, n int, note func(*T) string, of map[string]int, 
 	return out
 }
 
-// writeSegments writes every segment of the four segmented tables, except
-// those whose rows are a segment of the parent's same table (equal keys):
-// those it hard-links from the parent, encoding nothing. It returns the
-// manifest's Tables section.
-func writeSegments(w *snapshot.Writer, parent *snapshot.Snapshot, t *tables, log *slog.Logger) (map[string][]format.TableSegment, error) {
+// writeSegments keys every segment of the four segmented tables and
+// hard-links from the parent those whose rows are a segment of the
+// parent's same table (equal keys), encoding nothing. It returns the
+// manifest's Tables section, and the writes of the other segments, to be
+// run (writes.run) once the caller is ready: the stages read the rows and
+// the keys, not the files, so the writes go on while they run.
+func writeSegments(w *snapshot.Writer, parent *snapshot.Snapshot, t *tables, log *slog.Logger) (map[string][]format.TableSegment, *writes, error) {
 	s := segment(t)
 	out := map[string][]format.TableSegment{
 		format.NotesTable:  make([]format.TableSegment, len(s.notes)),
@@ -128,23 +130,54 @@ func writeSegments(w *snapshot.Writer, parent *snapshot.Snapshot, t *tables, log
 		return !ok
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var mu sync.Mutex // w's links
+	ws := &writes{}
 	g := errgroup.Group{}
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i := range s.notes {
 		j := js[i]
 		// A notes segment written rather than linked needs every text.
 		read := func() error { return t.readUnreadIn(starts[i], starts[i+1]) }
-		g.Go(func() error { return writeSegment(w, parent, log, &mu, format.NotesTable, i, j, s.notes[i], out, read) })
-		g.Go(func() error { return writeSegment(w, parent, log, &mu, format.LinksTable, i, j, s.links[i], out, nil) })
-		g.Go(func() error { return writeSegment(w, parent, log, &mu, format.EdgesTable, i, -1, s.edges[i], out, nil) })
 		g.Go(func() error {
-			return writeSegment(w, parent, log, &mu, format.ChunksTable, i, j, s.chunks[i], out, nil)
+			return keySegment(w, parent, log, &mu, ws, format.NotesTable, i, j, s.notes[i], out, read)
+		})
+		g.Go(func() error {
+			return keySegment(w, parent, log, &mu, ws, format.LinksTable, i, j, s.links[i], out, nil)
+		})
+		g.Go(func() error {
+			return keySegment(w, parent, log, &mu, ws, format.EdgesTable, i, -1, s.edges[i], out, nil)
+		})
+		g.Go(func() error {
+			return keySegment(w, parent, log, &mu, ws, format.ChunksTable, i, j, s.chunks[i], out, nil)
 		})
 	}
-	return out, g.Wait()
+	return out, ws, g.Wait()
+}
+
+// writes are table files still to write, with their names.
+type writes struct {
+	mu    sync.Mutex
+	names []string
+	fns   []func() error
+}
+
+func (ws *writes) add(name string, fn func() error) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	ws.names = append(ws.names, name)
+	ws.fns = append(ws.fns, fn)
+}
+
+// run writes them on every core and returns their names.
+func (ws *writes) run() ([]string, error) {
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for _, fn := range ws.fns {
+		g.Go(fn)
+	}
+	return ws.names, g.Wait()
 }
 
 // parentOf returns the index of the parent's notes segment that holds
@@ -175,13 +208,13 @@ func parentOf(t *tables, start int, notes []format.Note) int {
 	return -1
 }
 
-// writeSegment writes segment i of table, or links the parent's segment
-// with the same key, and records it in out[table][i] (its own element).
-// When j >= 0 the rows are those of the parent's segment j of table
-// (parentOf), whose key they take if the parent lists one for as many rows.
-// Before writing rows rather than linking them it calls ready, when set,
-// which fails when they are not all there (text left unread).
-func writeSegment[T any](w *snapshot.Writer, parent *snapshot.Snapshot, log *slog.Logger, mu *sync.Mutex, table string, i, j int,
+// keySegment keys segment i of table and links the parent's segment
+// with the same key, or adds its write to ws, and records it in
+// out[table][i] (its own element). When j >= 0 the rows are those of the
+// parent's segment j of table (parentOf), whose key they take if the
+// parent lists one for as many rows. The write calls ready first, when
+// set, which fails when the rows are not all there (text left unread).
+func keySegment[T any](w *snapshot.Writer, parent *snapshot.Snapshot, log *slog.Logger, mu *sync.Mutex, ws *writes, table string, i, j int,
 	rows []T, out map[string][]format.TableSegment, ready func() error) error {
 	seg := format.TableSegment{File: format.SegmentFile(table, i), Rows: len(rows)}
 	if from, ok := priorKey(parent, table, j, len(rows)); ok {
@@ -204,12 +237,15 @@ func writeSegment[T any](w *snapshot.Writer, parent *snapshot.Snapshot, log *slo
 			return err
 		}
 	}
-	if ready != nil {
-		if err := ready(); err != nil {
-			return err
+	ws.add(seg.File, func() error {
+		if ready != nil {
+			if err := ready(); err != nil {
+				return err
+			}
 		}
-	}
-	return snapshot.WriteTable(filepath.Join(w.Dir(), seg.File), rows)
+		return snapshot.WriteTable(filepath.Join(w.Dir(), seg.File), rows)
+	})
+	return nil
 }
 
 // priorKey returns the key of the parent's segment j of table when it

@@ -62,7 +62,11 @@ func BenchmarkStage(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := writeTables(w, nil, t, slog.New(slog.DiscardHandler)); err != nil {
+			_, ws, err := writeTables(w, nil, t, slog.New(slog.DiscardHandler))
+			if err == nil {
+				_, err = ws.run()
+			}
+			if err != nil {
 				b.Fatal(err)
 			}
 			w.Abort()
