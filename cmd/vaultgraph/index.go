@@ -232,8 +232,12 @@ func printIndexResult(c *cli.Context, res *indexer.Result) {
 	}
 	m := res.Manifest
 	fmt.Fprintf(c.App.Writer, "snapshot %s\n", res.ID)
-	fmt.Fprintf(c.App.Writer, "  notes %d (parsed %d, reused %d), stubs %d, edges %d, unresolved links %d, chunks %d, warnings %d\n",
-		m.Counts.Notes, res.Parsed, res.Reused, m.Counts.Stubs, m.Counts.Edges, m.Counts.Unresolved, m.Counts.Chunks, m.Counts.Warnings)
+	unread := ""
+	if res.Unread > 0 {
+		unread = fmt.Sprintf(", %d of them not read", res.Unread)
+	}
+	fmt.Fprintf(c.App.Writer, "  notes %d (parsed %d, reused %d%s), stubs %d, edges %d, unresolved links %d, chunks %d, warnings %d\n",
+		m.Counts.Notes, res.Parsed, res.Reused, unread, m.Counts.Stubs, m.Counts.Edges, m.Counts.Unresolved, m.Counts.Chunks, m.Counts.Warnings)
 	if len(m.Repos) > 0 {
 		fmt.Fprintf(c.App.Writer, "  code files %d (parsed %d, reused %d), symbols %d, code edges %d, unresolved code links %d, repositories %d (history read for %d)\n",
 			m.Counts.CodeFiles, res.CodeParsed, res.CodeReused, m.Counts.Symbols, m.Counts.CodeEdges, m.Counts.UnresolvedCodeLinks, len(m.Repos), res.HistoryRead)
@@ -243,12 +247,15 @@ func printIndexResult(c *cli.Context, res *indexer.Result) {
 
 // indexRun is a run as index --json prints it.
 type indexRun struct {
-	Snapshot  string         `json:"snapshot"`
-	Dir       string         `json:"dir"`
-	Parent    string         `json:"parent,omitempty"`
-	Unchanged bool           `json:"unchanged"`
-	Parsed    int            `json:"parsed"`
-	Reused    int            `json:"reused"`
+	Snapshot  string `json:"snapshot"`
+	Dir       string `json:"dir"`
+	Parent    string `json:"parent,omitempty"`
+	Unchanged bool   `json:"unchanged"`
+	Parsed    int    `json:"parsed"`
+	Reused    int    `json:"reused"`
+	// Unread counts the reused notes not even read: the stat cache
+	// vouched for them.
+	Unread    int            `json:"unread"`
 	Counts    *format.Counts `json:"counts,omitempty"`
 	ElapsedMS int64          `json:"elapsed_ms"`
 	// Stalled says, on an unchanged run that retried pending work without
@@ -266,7 +273,7 @@ type indexStall struct {
 
 func indexJSON(res *indexer.Result) indexRun {
 	out := indexRun{Snapshot: res.ID, Dir: res.Dir, Parent: res.Parent, Unchanged: res.Unchanged,
-		Parsed: res.Parsed, Reused: res.Reused, ElapsedMS: res.Elapsed.Milliseconds()}
+		Parsed: res.Parsed, Reused: res.Reused, Unread: res.Unread, ElapsedMS: res.Elapsed.Milliseconds()}
 	if res.Manifest != nil {
 		out.Counts = &res.Manifest.Counts
 	}
