@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/snapshot"
 	"github.com/vaultgraph/vaultgraph/snapshot/bm25"
@@ -125,33 +127,43 @@ func Open(s *snapshot.Snapshot, opts Options) (_ *Index, err error) {
 	if err := ix.loadTables(); err != nil {
 		return nil, err
 	}
-	if ix.chunks, err = ix.openTarget(format.ChunkVectorsFile, format.ChunkHNSWFile); err != nil {
-		return nil, err
-	}
-	if ix.edges, err = ix.openTarget(format.EdgeVectorsFile, format.EdgeHNSWFile); err != nil {
-		return nil, err
-	}
-	hashes := make([]vectors.Hash, len(ix.chunk))
-	for i, c := range ix.chunk {
-		h, ok := vectors.ParseHash(c.TextSHA256)
-		if !ok {
-			return nil, fmt.Errorf("snapshot %s: chunk %s has a malformed text_sha256", s.ID, c.ID)
+	// The vector files, their items and the lexical index are opened side
+	// by side: they are most of a swap's time after the tables.
+	var g errgroup.Group
+	g.Go(func() (err error) {
+		if ix.chunks, err = ix.openTarget(format.ChunkVectorsFile, format.ChunkHNSWFile); err != nil {
+			return err
 		}
-		hashes[i] = h
-	}
-	ix.chunks.mapItems(hashes)
-	hashes = hashes[:0]
-	var buf []byte
-	for _, e := range ix.edge {
-		if m.Vectors.EdgeEmbedded(e.Type) {
-			buf = append(buf[:0], e.Sentence...)
-			hashes = append(hashes, sha256.Sum256(buf))
-		} else {
-			hashes = append(hashes, unembedded)
+		hashes := make([]vectors.Hash, len(ix.chunk))
+		for i, c := range ix.chunk {
+			h, ok := vectors.ParseHash(c.TextSHA256)
+			if !ok {
+				return fmt.Errorf("snapshot %s: chunk %s has a malformed text_sha256", s.ID, c.ID)
+			}
+			hashes[i] = h
 		}
-	}
-	ix.edges.mapItems(hashes)
-	if err := ix.openBM25(); err != nil {
+		ix.chunks.mapItems(hashes)
+		return nil
+	})
+	g.Go(func() (err error) {
+		if ix.edges, err = ix.openTarget(format.EdgeVectorsFile, format.EdgeHNSWFile); err != nil {
+			return err
+		}
+		hashes := make([]vectors.Hash, 0, len(ix.edge))
+		var buf []byte
+		for _, e := range ix.edge {
+			if m.Vectors.EdgeEmbedded(e.Type) {
+				buf = append(buf[:0], e.Sentence...)
+				hashes = append(hashes, sha256.Sum256(buf))
+			} else {
+				hashes = append(hashes, unembedded)
+			}
+		}
+		ix.edges.mapItems(hashes)
+		return nil
+	})
+	g.Go(ix.openBM25)
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	return ix, nil
