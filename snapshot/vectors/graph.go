@@ -233,7 +233,7 @@ func (g *Graph) pairDist(i, j uint32) float32 {
 			return 1 - float32(dotCodes8Fit(ci, cj))*g.scales[i]*g.scales[j]
 		}
 		sj, _ := bc.sums(j)
-		return 1 - float32(pairCodes(bc.off(i), ci, cj, sj))*g.scales[i]*g.scales[j]
+		return 1 - float32(pairCodes(ci, cj, sj))*g.scales[i]*g.scales[j]
 	}
 	return 1 - float32(dotCodes8(g.code(i), g.code(j)))*g.scales[i]*g.scales[j]
 }
@@ -407,7 +407,7 @@ func (g *Graph) selectNeighbors(cands []candidate, m int, buf *[]candidate) []ca
 		if bc := g.build; bc != nil {
 			// pairDist, with c's codes looked up once
 			ci, _ := bc.row(c.id)
-			a, sc := bc.off(c.id), g.scales[c.id]
+			sc := g.scales[c.id]
 			for _, r := range out {
 				cr, _ := bc.row(r.id)
 				var dot int32
@@ -415,7 +415,7 @@ func (g *Graph) selectNeighbors(cands []candidate, m int, buf *[]candidate) []ca
 					dot = dotCodes8Fit(ci, cr)
 				} else {
 					sr, _ := bc.sums(r.id)
-					dot = pairCodes(a, ci, cr, sr)
+					dot = pairCodes(ci, cr, sr)
 				}
 				if 1-float32(dot)*sc*g.scales[r.id] < c.dist {
 					good = false
