@@ -155,7 +155,7 @@ func Build(ctx context.Context, vecs *File, p Params, workers int, progress func
 	if workers > 1 && n > 1 {
 		g.locks = make([]sync.Mutex, n)
 	}
-	if g.m0 <= 64 {
+	if g.m0 <= 64 && closedReselection {
 		g.closed0 = make([]uint64, n)
 	}
 	g.build = newBuildCodes(vecs)
@@ -476,6 +476,9 @@ func (g *Graph) selectClosed(cands []candidate, m int, buf *[]candidate) []candi
 	*buf = out
 	return out
 }
+
+// closedReselection lets a test build without selectClosed.
+var closedReselection = true
 
 // compareUnmarked is compareCandidates ignoring the mark expanded.
 func compareUnmarked(a, b candidate) int {
