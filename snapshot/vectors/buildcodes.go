@@ -19,8 +19,11 @@ package vectors
 // for the product of the residuals (below 1/65536 of a code step squared
 // per dimension). The neighbour heuristic compares two nodes on cc alone.
 // VPDPBUSD multiplies unsigned by signed bytes: the node searched for is
-// given as its codes plus 128 (offset planes), and 128 times the sums of
-// the other node's codes (kept per node) are taken off afterwards.
+// given as its codes plus 128 (offset planes, in the query), and 128 times
+// the sums of the other node's codes (kept per node) are taken off
+// afterwards. The neighbour heuristic's kernel offsets one node's codes in
+// its registers (x XOR 0x80 is x+128): a copy of the offset planes, a third
+// of the build copy, cost more in loads than that instruction.
 
 //
 // Without VNNI, the AVX2 batch kernel multiplies bytes with VPMADDUBSW
@@ -36,10 +39,9 @@ type buildCodes struct {
 	cl       int     // bytes of a plane: the file's code length rounded up to 64
 	rows     []byte  // per node 2*cl: int8 codes, then residual codes (quarters: divided by fineUnit)
 	quarters bool    // the residual planes hold quarter residuals
-	offs     []byte  // per node cl: int8 codes plus 128 (padding 128); VNNI only, else nil
 	sumC     []int32 // per node: the sum of its int8 codes
 	sumR     []int32 // per node: the sum of its residual codes
-	mapped   []byte  // anonymous map holding rows and offs, nil on the heap
+	mapped   []byte  // anonymous map holding rows, nil on the heap
 }
 
 // hugePage is the size of a transparent huge page on amd64 and arm64.
@@ -49,12 +51,7 @@ func newBuildCodes(f *File) *buildCodes {
 	cl := (f.codeLen + 63) / 64 * 64
 	n := f.count
 	bc := &buildCodes{cl: cl, sumC: make([]int32, n), sumR: make([]int32, n)}
-	// The offset plane is only the VNNI kernels' (a third of the copy).
-	planes := 2
-	if useVNNI {
-		planes = 3
-	}
-	size := n * planes * cl
+	size := n * 2 * cl
 	if size == 0 {
 		return bc
 	}
@@ -64,10 +61,7 @@ func newBuildCodes(f *File) *buildCodes {
 	} else {
 		bc.mapped = mem
 	}
-	bc.rows = mem[: n*2*cl : n*2*cl]
-	if useVNNI {
-		bc.offs = mem[n*2*cl : size : size]
-	}
+	bc.rows = mem[:size:size]
 	fits := true
 	for i := range n {
 		c, r := f.code(i), f.fineCode(i)
@@ -80,16 +74,6 @@ func newBuildCodes(f *File) *buildCodes {
 			fits = fits && int8(x) != -128 && int8(r[j])%fineUnit == 0
 		}
 		bc.sumC[i], bc.sumR[i] = sc, sr
-		if bc.offs == nil {
-			continue
-		}
-		o := bc.offs[i*cl : (i+1)*cl]
-		for j, x := range c {
-			o[j] = x + 128
-		}
-		for j := len(c); j < cl; j++ {
-			o[j] = 128
-		}
 	}
 	if fits && useAVX2 && !useVNNI && quarterResiduals {
 		bc.quarters = true
@@ -110,22 +94,13 @@ func (bc *buildCodes) release() {
 	if bc.mapped != nil {
 		unmap(bc.mapped)
 	}
-	bc.rows, bc.offs, bc.mapped = nil, nil, nil
+	bc.rows, bc.mapped = nil, nil
 }
 
 // row returns node i's int8 and residual codes.
 func (bc *buildCodes) row(i uint32) (c, r []byte) {
 	b := int(i) * 2 * bc.cl
 	return bc.rows[b : b+bc.cl : b+bc.cl], bc.rows[b+bc.cl : b+2*bc.cl : b+2*bc.cl]
-}
-
-// off returns node i's offset int8 codes, nil without VNNI.
-func (bc *buildCodes) off(i uint32) []byte {
-	if bc.offs == nil {
-		return nil
-	}
-	b := int(i) * bc.cl
-	return bc.offs[b : b+bc.cl : b+bc.cl]
 }
 
 // sums returns the sums of node i's int8 and residual codes where the
@@ -141,7 +116,7 @@ func (bc *buildCodes) sums(i uint32) (sc, sr int32) {
 // buildQuery is the node being inserted, in the forms the kernels take.
 type buildQuery struct {
 	qc, qr []int16 // int8 and residual codes widened (portable and AVX2 kernels)
-	a, b   []byte  // codes plus 128 (VNNI), only with a buildCodes copy
+	a, b   []byte  // codes and residuals plus 128, n bytes (VNNI), only with a buildCodes copy
 	// codes and quarter residuals, and their magnitudes (AVX2 batch
 	// kernel), only with a buildCodes copy of quarters
 	c8, ca, r8, ra []byte
@@ -171,9 +146,9 @@ func grow8(s []byte, n int) []byte {
 	return s[:n]
 }
 
-// set makes the node with codes c and r (n bytes each, zero padded) the
-// query; with off (its offset codes) the VNNI planes too.
-func (q *buildQuery) set(c, r []byte, n int, off []byte) {
+// set makes the node with codes c and r (up to n bytes each, zero padded
+// to n) the query; with vnni the offset planes of the VNNI kernels too.
+func (q *buildQuery) set(c, r []byte, n int, vnni bool) {
 	q.qc, q.qr = grow16(q.qc, n), grow16(q.qr, n)
 	clear(q.qc)
 	clear(q.qr)
@@ -181,14 +156,13 @@ func (q *buildQuery) set(c, r []byte, n int, off []byte) {
 		q.qc[i], q.qr[i] = int16(int8(x)), int16(int8(r[i]))
 	}
 	q.a, q.b = q.a[:0], q.b[:0]
-	if off != nil {
-		q.a = append(q.a, off...)
-		q.b = append(q.b, off...)
-		for i := range q.b {
-			q.b[i] = 128
+	if vnni {
+		q.a, q.b = grow8(q.a, n), grow8(q.b, n)
+		for i := range n {
+			q.a[i], q.b[i] = 128, 128
 		}
-		for i, x := range r {
-			q.b[i] = x + 128
+		for i, x := range c {
+			q.a[i], q.b[i] = x+128, r[i]+128
 		}
 	}
 }

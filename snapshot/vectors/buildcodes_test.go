@@ -26,12 +26,8 @@ func TestBuildKernelsAgree(t *testing.T) {
 				sc += int32(int8(cj[k]))
 				sr += int32(int8(rj[k]))
 			}
-			off := make([]byte, cl64)
-			for k := range off {
-				off[k] = ci[k] + 128
-			}
 			var q buildQuery
-			q.set(ci[:cl], ri[:cl], cl64, off)
+			q.set(ci[:cl], ri[:cl], cl64, useVNNI)
 			wantCC, wantCross := dotBuildGo(q.qc, q.qr, cj, rj)
 			// exact, from the definition
 			var cc, cross int32
@@ -46,11 +42,11 @@ func TestBuildKernelsAgree(t *testing.T) {
 				t.Fatalf("n %d (VNNI %v, AVX2 %v): build kernel %d %d, want %d %d", n, useVNNI, useAVX2, gotCC, gotCross, cc, cross)
 			}
 			var q2 buildQuery // without offset planes, on a file's code length
-			q2.set(ci[:cl], ri[:cl], cl, nil)
+			q2.set(ci[:cl], ri[:cl], cl, false)
 			if gotCC, gotCross := buildDots(&q2, cj[:cl], rj[:cl], 0, 0); gotCC != cc || gotCross != cross {
 				t.Fatalf("n %d: file-length kernel %d %d, want %d %d", n, gotCC, gotCross, cc, cross)
 			}
-			if got, want := pairCodes(off, ci, cj, sc), dotCodes8Go(ci, cj); got != want || got != cc {
+			if got, want := pairCodes(ci, cj, sc), dotCodes8Go(ci, cj); got != want || got != cc {
 				t.Fatalf("n %d: pair kernel %d, portable %d, want %d", n, got, want, cc)
 			}
 		}
@@ -65,12 +61,8 @@ func BenchmarkBuildKernels(b *testing.B) {
 	for i := range codes {
 		codes[i] = byte(int8(r.Intn(255) - 127))
 	}
-	off := make([]byte, n)
-	for k := range off {
-		off[k] = codes[k] + 128
-	}
 	var q buildQuery
-	q.set(codes[:n], codes[n:2*n], n, off)
+	q.set(codes[:n], codes[n:2*n], n, useVNNI)
 	cj, rj := codes[2*n:3*n], codes[3*n:]
 	var s int32
 	b.Run("build", func(b *testing.B) {
@@ -87,7 +79,7 @@ func BenchmarkBuildKernels(b *testing.B) {
 	})
 	b.Run("pair", func(b *testing.B) {
 		for b.Loop() {
-			s += pairCodes(off, codes[:n], cj, 1)
+			s += pairCodes(codes[:n], cj, 1)
 		}
 	})
 	b.Run("pair-avx2", func(b *testing.B) {

@@ -73,7 +73,7 @@ func dotBuildAVX2(qc, qr *int16, c, r *byte, n int) (cc, cross int32)
 func dotBuildVNNI(a, b, c, r *byte, n int) (cc, cross int32)
 
 //go:noescape
-func dotCodes8VNNI(a, y *byte, n int) int32
+func dotCodes8VNNI(x, y *byte, n int) int32
 
 // buildDots returns the sums cc and cross of the build distance
 // (buildcodes.go) of query q and the node with codes c and r, whose sums
@@ -93,11 +93,10 @@ func buildDots(q *buildQuery, c, r []byte, sc, sr int32) (cc, cross int32) {
 }
 
 // pairCodes returns the dot product of the int8 codes x and y of two
-// nodes; a is x's offset codes (x plus 128) and sy the sum of y, for VNNI,
-// or nil.
-func pairCodes(a, x, y []byte, sy int32) int32 {
-	if useVNNI && len(a) == len(y) && len(y)%64 == 0 && len(y) > 0 {
-		return dotCodes8VNNI(&a[0], &y[0], len(y)) - 128*sy
+// nodes; sy is the sum of y where the VNNI kernel takes it (buildCodes.sums).
+func pairCodes(x, y []byte, sy int32) int32 {
+	if useVNNI && len(x) == len(y) && len(y)%64 == 0 && len(y) > 0 {
+		return dotCodes8VNNI(&x[0], &y[0], len(y)) - 128*sy
 	}
 	return dotCodes8(x, y)
 }

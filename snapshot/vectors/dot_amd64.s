@@ -223,23 +223,26 @@ vloop64:
 	MOVL          BX, cross+44(FP)
 	RET
 
-// func dotCodes8VNNI(a, y *byte, n int) int32
+// func dotCodes8VNNI(x, y *byte, n int) int32
 //
-// sum a*y over n dimensions, a positive multiple of 64, with AVX-512 VNNI:
-// a unsigned bytes (a node's int8 codes plus 128), y signed codes. The
-// caller subtracts 128 times the sum of y.
+// Sum of x*y over n bytes (n a positive multiple of 64) of two nodes' int8
+// codes, plus 128 times the sum of y: x is made unsigned in the register
+// (x XOR 0x80 is x+128), multiplied by the signed y with VPDPBUSD, and the
+// caller takes 128*sum(y) off.
 TEXT ·dotCodes8VNNI(SB), NOSPLIT, $0-28
-	MOVQ a+0(FP), SI
+	MOVQ x+0(FP), SI
 	MOVQ y+8(FP), DI
 	MOVQ n+16(FP), CX
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
+	MOVL   $0x80808080, AX
+	VPBROADCASTD AX, Z7
 	CMPQ   CX, $128
 	JB     c8tail
 
 c8loop128:
-	VMOVDQU64 (SI), Z4
-	VMOVDQU64 64(SI), Z5
+	VPXORD    (SI), Z7, Z4
+	VPXORD    64(SI), Z7, Z5
 	VPDPBUSD  (DI), Z4, Z0
 	VPDPBUSD  64(DI), Z5, Z1
 	ADDQ      $128, SI
@@ -251,7 +254,7 @@ c8loop128:
 c8tail:
 	TESTQ     CX, CX
 	JZ        c8done
-	VMOVDQU64 (SI), Z4
+	VPXORD    (SI), Z7, Z4
 	VPDPBUSD  (DI), Z4, Z0
 
 c8done:

@@ -26,7 +26,7 @@ func buildDots(q *buildQuery, c, r []byte, _, _ int32) (cc, cross int32) {
 }
 
 // pairCodes returns the dot product of the int8 codes x and y of two nodes.
-func pairCodes(_, x, y []byte, _ int32) int32 { return dotCodes8(x, y) }
+func pairCodes(x, y []byte, _ int32) int32 { return dotCodes8(x, y) }
 
 // buildDotsBatch has no batch kernel here: the caller computes one by one.
 func buildDotsBatch(*buildQuery, *buildCodes, []candidate, []int32) bool { return false }

@@ -110,6 +110,10 @@ type Graph struct {
 	// one for the entry node and top level.
 	locks   []sync.Mutex
 	entryMu sync.Mutex
+	// closed0 is, only while Build runs (and M0 <= 64), per node a mask
+	// of the links on level 0 that the heuristic kept together at the
+	// node's last re-selection (addLink): bit k for the k-th link.
+	closed0 []uint64
 }
 
 func newGraph(vecs *File, p Params) *Graph {
@@ -151,6 +155,9 @@ func Build(ctx context.Context, vecs *File, p Params, workers int, progress func
 	if workers > 1 && n > 1 {
 		g.locks = make([]sync.Mutex, n)
 	}
+	if g.m0 <= 64 && closedReselection {
+		g.closed0 = make([]uint64, n)
+	}
 	g.build = newBuildCodes(vecs)
 	defer func() {
 		g.build.release()
@@ -189,7 +196,7 @@ func Build(ctx context.Context, vecs *File, p Params, workers int, progress func
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	g.locks = nil
+	g.locks, g.closed0 = nil, nil
 	g.size = n
 	if progress != nil {
 		progress(n)
@@ -233,7 +240,7 @@ func (g *Graph) pairDist(i, j uint32) float32 {
 			return 1 - float32(dotCodes8Fit(ci, cj))*g.scales[i]*g.scales[j]
 		}
 		sj, _ := bc.sums(j)
-		return 1 - float32(pairCodes(bc.off(i), ci, cj, sj))*g.scales[i]*g.scales[j]
+		return 1 - float32(pairCodes(ci, cj, sj))*g.scales[i]*g.scales[j]
 	}
 	return 1 - float32(dotCodes8(g.code(i), g.code(j)))*g.scales[i]*g.scales[j]
 }
@@ -268,6 +275,9 @@ func (g *Graph) setLinks(i uint32, l int, ids []uint32) {
 	s := g.slot(i, l)
 	s[0] = uint32(copy(s[1:], ids))
 	clear(s[1+s[0]:])
+	if l == 0 && g.closed0 != nil {
+		g.closed0[i] = 0
+	}
 }
 
 func (g *Graph) randomLevel() int {
@@ -318,7 +328,12 @@ func (g *Graph) link(i uint32, level int, st *searchState) {
 		// built on the int8 codes alone found 0.01-0.02 fewer of the
 		// true neighbours, and with only the candidates ranked on both
 		// planes 0.002 fewer at efSearch 96 and 128 (BenchmarkRealTextStatic20k),
-		// for a quarter less CPU.
+		// for a quarter less CPU. Both planes cost little more than
+		// one: leaving the residuals out for the candidates a
+		// Cauchy-Schwarz bound shows cannot enter the beam (two thirds
+		// of all at 40,000 chunks, the same graph) saved no measurable
+		// CPU (4.5-5.1 s against 4.5-4.6 s per build): what a candidate
+		// costs is reaching its row, not the row's size.
 		found := g.searchLayer(entries, g.efC, l, st)
 		// addLink reuses st.chosen, so keep the choice in its own buffer.
 		st.nb = append(st.nb[:0], g.selectNeighbors(found, g.m, &st.chosen)...)
@@ -380,6 +395,35 @@ func (g *Graph) addLink(i, j uint32, d float32, l int, st *searchState) {
 		return
 	}
 	cands := append(st.cands[:0], candidate{j, d})
+	if l == 0 && g.closed0 != nil && g.build != nil {
+		// The links kept together last time are marked (expanded, which
+		// sorting ignores): the heuristic need not compare them again.
+		closed := g.closed0[i]
+		for k, x := range s[1:] {
+			if closed>>k&1 != 0 {
+				x |= expanded
+			}
+			cands = append(cands, candidate{x, g.pairDist(i, x&^expanded)})
+		}
+		slices.SortFunc(cands, compareUnmarked)
+		chosen := g.selectClosed(cands, len(s)-1, &st.chosen)
+		st.ids = st.ids[:0]
+		for _, c := range chosen {
+			st.ids = append(st.ids, c.id&^expanded)
+		}
+		g.setLinks(i, l, st.ids)
+		// Now all of them were kept together, but j, whose distance was
+		// the search's (both planes) rather than pairDist's.
+		closed = 0
+		for k, c := range chosen {
+			if c.id != j {
+				closed |= 1 << k
+			}
+		}
+		g.closed0[i] = closed
+		st.cands = cands
+		return
+	}
 	for _, x := range s[1:] {
 		cands = append(cands, candidate{x, g.pairDist(i, x)})
 	}
@@ -391,6 +435,61 @@ func (g *Graph) addLink(i, j uint32, d float32, l int, st *searchState) {
 	}
 	g.setLinks(i, l, st.ids)
 	st.cands = cands
+}
+
+// selectClosed is selectNeighbors in a build, for the re-selection of a
+// node's links on level 0 (addLink), where cands marked (expanded) are
+// links the heuristic kept together at the node's last re-selection, with
+// the same distances (pairDist, deterministic): each of them was kept
+// then against every marked one closer to the node, so it is compared
+// here only with the unmarked ones kept before it. The choice is the one
+// selectNeighbors makes, for a fraction of the comparisons (the 10,000-note
+// vault re-selects about one node per insert, keeping 45 of 49).
+func (g *Graph) selectClosed(cands []candidate, m int, buf *[]candidate) []candidate {
+	bc := g.build
+	out := (*buf)[:0]
+	for _, c := range cands {
+		if len(out) >= m {
+			break
+		}
+		good := true
+		cid := c.id &^ expanded
+		ci, _ := bc.row(cid)
+		sc := g.scales[cid]
+		for _, r := range out {
+			if c.id&r.id&expanded != 0 {
+				continue
+			}
+			rid := r.id &^ expanded
+			cr, _ := bc.row(rid)
+			var dot int32
+			if bc.quarters {
+				dot = dotCodes8Fit(ci, cr)
+			} else {
+				sr, _ := bc.sums(rid)
+				dot = pairCodes(ci, cr, sr)
+			}
+			if 1-float32(dot)*sc*g.scales[rid] < c.dist {
+				good = false
+				break
+			}
+		}
+		if good {
+			out = append(out, c)
+		}
+	}
+	*buf = out
+	return out
+}
+
+// closedReselection lets a test build without selectClosed.
+var closedReselection = true
+
+// compareUnmarked is compareCandidates ignoring the mark expanded.
+func compareUnmarked(a, b candidate) int {
+	a.id &^= expanded
+	b.id &^= expanded
+	return compareCandidates(a, b)
 }
 
 // selectNeighbors keeps, from cands sorted closest first, up to m that are
@@ -407,7 +506,7 @@ func (g *Graph) selectNeighbors(cands []candidate, m int, buf *[]candidate) []ca
 		if bc := g.build; bc != nil {
 			// pairDist, with c's codes looked up once
 			ci, _ := bc.row(c.id)
-			a, sc := bc.off(c.id), g.scales[c.id]
+			sc := g.scales[c.id]
 			for _, r := range out {
 				cr, _ := bc.row(r.id)
 				var dot int32
@@ -415,7 +514,7 @@ func (g *Graph) selectNeighbors(cands []candidate, m int, buf *[]candidate) []ca
 					dot = dotCodes8Fit(ci, cr)
 				} else {
 					sr, _ := bc.sums(r.id)
-					dot = pairCodes(a, ci, cr, sr)
+					dot = pairCodes(ci, cr, sr)
 				}
 				if 1-float32(dot)*sc*g.scales[r.id] < c.dist {
 					good = false

@@ -1,6 +1,7 @@
 package vectors
 
 import (
+	"context"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -60,5 +61,28 @@ func TestMergeBatchIsOffer(t *testing.T) {
 				t.Fatalf("round %d: merged reports %v, not in the list %v", round, c, got)
 			}
 		}
+	}
+}
+
+// TestClosedReselectionSameGraph checks that a build's re-selections that
+// skip the pairs compared before (selectClosed) leave the graph that
+// comparing every pair does, on clustered vectors and small slots, where
+// most inserts re-select some node's links.
+func TestClosedReselectionSameGraph(t *testing.T) {
+	set := latentSet(3, 4000, 0, 64, 6)
+	f := writeRows(t, set.rows, 64)
+	p := Params{M: 4, M0: 8, EfConstruction: 40, EfSearch: 16}
+	build := func(closed bool) *Graph {
+		defer func(old bool) { closedReselection = old }(closedReselection)
+		closedReselection = closed
+		g, err := Build(context.Background(), f, p, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	with, without := build(true), build(false)
+	if !slices.Equal(with.level0, without.level0) || !slices.Equal(with.upper, without.upper) || with.entry != without.entry {
+		t.Fatal("the graph built with closed re-selections differs from the one comparing every pair")
 	}
 }

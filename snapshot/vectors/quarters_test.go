@@ -51,7 +51,7 @@ func TestQuarterBatchKernelAgrees(t *testing.T) {
 		for qi := range 8 + 4 {
 			var q buildQuery
 			qc, qr := bc.row(uint32(qi))
-			q.set(qc, qr, n, nil)
+			q.set(qc, qr, n, false)
 			q.setSigned(qc, qr, n)
 			if !buildDotsBatch(&q, bc, batch, out) {
 				t.Fatalf("n %d: no batch kernel on a copy of quarters", n)

@@ -78,13 +78,13 @@ func (st *searchState) setQuery(g *Graph, q []float32) {
 func (st *searchState) setNode(g *Graph, i uint32) {
 	if bc := g.build; bc != nil {
 		c, r := bc.row(i)
-		st.bq.set(c, r, bc.cl, bc.off(i))
+		st.bq.set(c, r, bc.cl, useVNNI)
 		st.bq.c8, st.bq.ca = st.bq.c8[:0], st.bq.ca[:0]
 		if bc.quarters {
 			st.bq.setSigned(c, r, bc.cl)
 		}
 	} else {
-		st.bq.set(g.vecs.code(int(i)), g.vecs.fineCode(int(i)), g.codeLen, nil)
+		st.bq.set(g.vecs.code(int(i)), g.vecs.fineCode(int(i)), g.codeLen, false)
 	}
 	st.qscale = g.scales[i]
 	st.fine = true
