@@ -158,6 +158,11 @@ func parentOf(t *tables, start int, notes []format.Note) int {
 // (parentOf), whose key they take if the parent lists one for as many rows.
 func writeSegment[T any](w *snapshot.Writer, parent *snapshot.Snapshot, log *slog.Logger, mu *sync.Mutex, table string, i, j int,
 	rows []T, out map[string][]format.TableSegment) error {
+	if parent != nil && parent.Manifest.FormatVersion != format.Version {
+		// Its files have another layout (a format 6 chunks segment has a
+		// context column): every segment is written once in this one.
+		parent = nil
+	}
 	seg := format.TableSegment{File: format.SegmentFile(table, i), Rows: len(rows)}
 	if from, ok := priorKey(parent, table, j, len(rows)); ok {
 		seg.Key = from
