@@ -236,8 +236,8 @@ type reuse struct {
 
 // noteMeta is format.Note without Content; chunkMeta is format.Chunk
 // without Text (and Context, which no table holds since format 7: a
-// version 5 or 6 parent's column is left unread, and rows computes it
-// again). Reading only these columns makes reuse several times cheaper.
+// version 5 or 6 parent's column is left unread, and Build.ChunkContext
+// computes it when a stage needs it). Reading only these columns makes reuse several times cheaper.
 // TestReuseRowsCoverTheFormat keeps them in step with format.
 type noteMeta struct {
 	ID         string            `parquet:"id,plain"`
@@ -369,16 +369,11 @@ func (r *reuse) rows(f readFile) (noteRows, bool) {
 	n.Content = reusedText(f.Content)
 	parent := r.chunks[f.Path]
 	chunks := make([]format.Chunk, len(parent))
-	var noteContext string
-	if len(parent) > 0 {
-		noteContext = note.NoteContext(&n) // the tables do not hold it
-	}
 	for i, c := range parent {
 		if c.Start < 0 || c.End < c.Start || int(c.End) > len(n.Content) {
 			return noteRows{}, false // a table that disagrees with its file: parse instead
 		}
-		c.Text = n.Content[c.Start:c.End]
-		c.Context = note.ChunkContext(noteContext, c.Heading)
+		c.Text = n.Content[c.Start:c.End] // and no Context: Build.ChunkContext
 		chunks[i] = c
 	}
 	same := sig.Size == f.Size && sig.Modified.Equal(f.Modified)

@@ -42,9 +42,10 @@ func TestReuseRowsCoverTheFormat(t *testing.T) {
 }
 
 // TestReusedChunksKeepTheirContext: the tables hold no chunk context, so a
-// reused note's chunks get theirs from its row and their headings; it
-// must be the context the parser writes (what their text keys hold and
-// what BM25 and a new embedder read), for every chunk of the demo vault.
+// reused note's chunks get theirs from its row and their headings
+// (Build.ChunkContext); it must be the context the parser writes (what
+// their text keys hold and what BM25 and a new embedder read), for every
+// chunk of the demo vault.
 func TestReusedChunksKeepTheirContext(t *testing.T) {
 	vault := filepath.Join("..", "testdata", "demo-vault")
 	res := run(t, vault, t.TempDir())
@@ -65,9 +66,13 @@ func TestReusedChunksKeepTheirContext(t *testing.T) {
 		if len(got.chunks) != len(want) {
 			t.Fatalf("%s: %d chunks reused, %d parsed", path, len(got.chunks), len(want))
 		}
+		b := &Build{Notes: []format.Note{got.note}, Chunks: got.chunks}
 		for i, c := range got.chunks {
-			if c.Context != want[i].Context || c.TextSHA256 != want[i].TextSHA256 {
-				t.Errorf("%s chunk %d: context %q reused, %q parsed", path, i, c.Context, want[i].Context)
+			if ctx := b.ChunkContext(i); ctx != want[i].Context || c.TextSHA256 != want[i].TextSHA256 {
+				t.Errorf("%s chunk %d: context %q reused, %q parsed", path, i, ctx, want[i].Context)
+			}
+			if b.ChunkContext(i) == c.Context {
+				t.Errorf("%s chunk %d: a reused chunk holds its context (%q): the stages should compute it", path, i, c.Context)
 			}
 			chunks++
 		}

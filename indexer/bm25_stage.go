@@ -35,7 +35,7 @@ func (BM25Stage) Run(ctx context.Context, b *Build) error {
 	var tk bm25.Tokenizer
 	terms := func(i int) []string {
 		c := &b.Chunks[i]
-		buf = tk.AppendTerms(buf[:0], c.Context)
+		buf = tk.AppendTerms(buf[:0], b.ChunkContext(i))
 		buf = tk.AppendTerms(buf, c.Text)
 		nt, ok := nameTerms[c.Note]
 		if !ok {

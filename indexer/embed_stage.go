@@ -224,7 +224,7 @@ func (s *EmbedStage) Run(ctx context.Context, b *Build) error {
 func (s *EmbedStage) targets(b *Build) ([]*embedTarget, error) {
 	chunks := &embedTarget{name: "chunks", vectorsFile: format.ChunkVectorsFile, graphFile: format.ChunkHNSWFile,
 		hashes: make([]vectors.Hash, len(b.Chunks)),
-		text:   func(i int) string { return format.EmbedText(b.Chunks[i].Context, b.Chunks[i].Text) }}
+		text:   func(i int) string { return format.EmbedText(b.ChunkContext(i), b.Chunks[i].Text) }}
 	for i, c := range b.Chunks {
 		h, ok := vectors.ParseHash(c.TextSHA256)
 		if !ok {
