@@ -16,7 +16,8 @@ type Chunk struct {
 	Heading string `parquet:"heading,optional,plain" json:"heading,omitempty"`
 	// Start and End are byte offsets of Text in the note's Content; Line is
 	// the 1-based line of Start. Their columns are start_byte and end_byte
-	// (END is an SQL keyword).
+	// (END is an SQL keyword), DELTA_BINARY_PACKED since format 7 (they
+	// grow along a note: 0.25 instead of 0.31 MB of the help vault's).
 	Start int32 `parquet:"start_byte,delta" json:"start"`
 	End   int32 `parquet:"end_byte,delta" json:"end"`
 	Line  int32 `parquet:"line" json:"line"`
@@ -24,9 +25,9 @@ type Chunk struct {
 	// labels, properties and heading path, so that a passage is embedded as
 	// part of the note it belongs to. It is not a column (since format 7):
 	// it is a function of the note's row and the chunk's Heading, which
-	// the indexer computes again when it reuses a chunk (indexer/note's
-	// NoteContext and ChunkContext); the text key already holds what it
-	// contributed. Readers of a snapshot leave it empty.
+	// the indexer computes again for a reused chunk when a stage needs it
+	// (indexer/note's NoteContext and ChunkContext); the text key already
+	// holds what it contributed. Readers of a snapshot leave it empty.
 	Context string `parquet:"-" json:"context,omitempty"`
 	// Text is the passage: the note's Content from Start to End. It is
 	// not a column (the note's text is stored once, in nodes.parquet);
