@@ -17,7 +17,7 @@ type Chunk struct {
 	// Start and End are byte offsets of Text in the note's Content; Line is
 	// the 1-based line of Start. Their columns are start_byte and end_byte
 	// (END is an SQL keyword), DELTA_BINARY_PACKED since format 7 (they
-	// grow along a note: 0.25 instead of 0.31 MB of the help vault's).
+	// grow along a note: 0.20 instead of 0.25 MB in the help vault).
 	Start int32 `parquet:"start_byte,delta" json:"start"`
 	End   int32 `parquet:"end_byte,delta" json:"end"`
 	Line  int32 `parquet:"line" json:"line"`
