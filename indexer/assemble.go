@@ -237,8 +237,9 @@ type reuse struct {
 // noteMeta is format.Note without Content; chunkMeta is format.Chunk
 // without Text (and Context, which no table holds since format 7: a
 // version 5 or 6 parent's column is left unread, and Build.ChunkContext
-// computes it when a stage needs it). Reading only these columns makes reuse several times cheaper.
-// TestReuseRowsCoverTheFormat keeps them in step with format.
+// computes it when a stage needs it). Reading only these columns makes
+// reuse several times cheaper. TestReuseRowsCoverTheFormat keeps them in
+// step with format.
 type noteMeta struct {
 	ID         string            `parquet:"id,plain"`
 	Path       string            `parquet:"path,optional,plain"`

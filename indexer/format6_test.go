@@ -3,6 +3,7 @@ package indexer
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -58,9 +59,9 @@ func asFormat6(t *testing.T, dir string) {
 		must(t, snapshot.WriteTable(path, old))
 		raw, err := os.ReadFile(path)
 		must(t, err)
-		sum, x := sha256.Sum256(raw), xxhash.Sum64(raw)
+		sum := sha256.Sum256(raw)
 		m.Files[seg.File] = format.FileInfo{Size: int64(len(raw)), SHA256: hex.EncodeToString(sum[:]),
-			XXH64: hex.EncodeToString([]byte{byte(x >> 56), byte(x >> 48), byte(x >> 40), byte(x >> 32), byte(x >> 24), byte(x >> 16), byte(x >> 8), byte(x)})}
+			XXH64: fmt.Sprintf("%016x", xxhash.Sum64(raw))}
 	}
 	m.FormatVersion = 6
 	b, err := m.Encode()
