@@ -26,6 +26,13 @@
 // the DELTA_LENGTH_BYTE_ARRAY encoding that parquet-go uses by default: Kuzu's
 // Parquet reader (0.11.3) aborts on delta-encoded strings, and older JS
 // readers cannot read them either. TestStringColumnsArePlain pins this.
+// Chunks' start_byte and end_byte, which grow along a note, are
+// DELTA_BINARY_PACKED (format 7), which Kuzu's reader, DuckDB and hyparquet
+// read (TestTablesOpenInIndependentReaders, the README's DuckDB queries);
+// their line, which compressed better plain, is not. Since format 7,
+// pages carry no statistics (the footer has a column chunk's bounds, and a
+// column chunk is one page or a few), and a note's content has no bounds
+// in the footer either.
 //
 // Lists are standard three-level LIST groups. Properties are a list of
 // structs with one column per kind (key, kind, text, number, bool, date,

@@ -98,7 +98,7 @@ func TestManifestEmbedderRevision(t *testing.T) {
 func TestFormatVersion(t *testing.T) {
 	// Changing the on-disk format needs a new version and a changelog line
 	// in version.go; update this test together with them.
-	if Version != 6 || !SupportedVersion(6) || !SupportedVersion(5) || SupportedVersion(4) || SupportedVersion(3) || SupportedVersion(2) || SupportedVersion(1) {
+	if Version != 7 || !SupportedVersion(7) || !SupportedVersion(6) || !SupportedVersion(5) || SupportedVersion(4) || SupportedVersion(3) || SupportedVersion(2) || SupportedVersion(1) {
 		t.Fatalf("Version = %d", Version)
 	}
 }

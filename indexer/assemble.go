@@ -251,9 +251,12 @@ type reuse struct {
 	chunkIDs []parentChunk
 }
 
-// noteMeta is format.Note without Content; chunkMeta is format.Chunk without
-// Text. Reading only these columns makes reuse several times cheaper.
-// TestReuseRowsCoverTheFormat keeps them in step with format.
+// noteMeta is format.Note without Content; chunkMeta is format.Chunk
+// without Text (and Context, which no table holds since format 7: a
+// version 5 or 6 parent's column is left unread, and Build.ChunkContext
+// computes it when a stage needs it). Reading only these columns makes
+// reuse several times cheaper. TestReuseRowsCoverTheFormat keeps them in
+// step with format.
 type noteMeta struct {
 	ID         string            `parquet:"id,plain"`
 	Path       string            `parquet:"path,optional,plain"`
@@ -273,10 +276,9 @@ type chunkMeta struct {
 	Note       string `parquet:"note,plain"`
 	Ordinal    int32  `parquet:"ordinal"`
 	Heading    string `parquet:"heading,optional,plain"`
-	Start      int32  `parquet:"start_byte"`
-	End        int32  `parquet:"end_byte"`
+	Start      int32  `parquet:"start_byte,delta"`
+	End        int32  `parquet:"end_byte,delta"`
 	Line       int32  `parquet:"line"`
-	Context    string `parquet:"context,plain"`
 	TextSHA256 string `parquet:"text_sha256,plain"`
 }
 
@@ -332,7 +334,7 @@ func reusable(ctx context.Context, parent *snapshot.Snapshot, opts Options) *reu
 	for i, c := range chunks {
 		r.chunkIDs[i] = parentChunk{ID: c.ID, Note: c.Note}
 		all[i] = format.Chunk{ID: c.ID, Note: c.Note, Ordinal: c.Ordinal,
-			Heading: c.Heading, Start: c.Start, End: c.End, Line: c.Line, Context: c.Context, TextSHA256: textKey(c.TextSHA256)}
+			Heading: c.Heading, Start: c.Start, End: c.End, Line: c.Line, TextSHA256: textKey(c.TextSHA256)}
 	}
 	groupRuns(r.chunks, all, func(c *format.Chunk) string { return c.Note })
 	for _, w := range parent.Manifest.Warnings {
@@ -392,7 +394,7 @@ func (r *reuse) rows(f readFile) (noteRows, bool) {
 			if c.Start < 0 || c.End < c.Start || int(c.End) > len(n.Content) {
 				return noteRows{}, false // a table that disagrees with its file: parse instead
 			}
-			c.Text = n.Content[c.Start:c.End]
+			c.Text = n.Content[c.Start:c.End] // and no Context: Build.ChunkContext
 			chunks[i] = c
 		}
 	}

@@ -37,7 +37,7 @@ func (BM25Stage) Run(ctx context.Context, b *Build) error {
 	terms := func(i int) []string {
 		c := &b.Chunks[i]
 		b.needText(c.Note)
-		buf = tk.AppendTerms(buf[:0], c.Context)
+		buf = tk.AppendTerms(buf[:0], b.ChunkContext(i))
 		buf = tk.AppendTerms(buf, c.Text)
 		nt, ok := nameTerms[c.Note]
 		if !ok {

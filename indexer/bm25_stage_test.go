@@ -124,3 +124,29 @@ func TestBM25StageUpdate(t *testing.T) {
 		}
 	}
 }
+
+// TestBM25BuiltOnReusedRows: a parent without a BM25 index gets one built
+// from its reused rows, whose chunks hold no context (Build.ChunkContext
+// computes it): the file a build from scratch writes.
+func TestBM25BuiltOnReusedRows(t *testing.T) {
+	vault := filepath.Join("..", "testdata", "demo-vault")
+	data := t.TempDir()
+	if _, err := Run(context.Background(), Options{Vault: vault, Data: data, Stages: []Stage{}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), Options{Vault: vault, Data: data, Stages: []Stage{BM25Stage{}}})
+	if err != nil || res.Unchanged || res.Parsed != 0 || res.Reused == 0 {
+		t.Fatalf("run on a parent without BM25: %+v, %v", res, err)
+	}
+	fresh, err := Run(context.Background(), Options{Vault: vault, Data: t.TempDir(), Stages: []Stage{BM25Stage{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(res.Dir, format.BM25File))
+	must(t, err)
+	want, err := os.ReadFile(filepath.Join(fresh.Dir, format.BM25File))
+	must(t, err)
+	if !bytes.Equal(got, want) {
+		t.Fatal("the index built on reused rows differs from a fresh build")
+	}
+}

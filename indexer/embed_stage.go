@@ -229,7 +229,7 @@ func (s *EmbedStage) targets(b *Build) ([]*embedTarget, error) {
 		hashes: make([]vectors.Hash, len(b.Chunks)),
 		text: func(i int) string {
 			b.needText(b.Chunks[i].Note)
-			return format.EmbedText(b.Chunks[i].Context, b.Chunks[i].Text)
+			return format.EmbedText(b.ChunkContext(i), b.Chunks[i].Text)
 		}}
 	for i, c := range b.Chunks {
 		h, ok := vectors.ParseHash(c.TextSHA256)

@@ -413,8 +413,8 @@ func TestChunkTextIsStoredOnce(t *testing.T) {
 	pf, err := parquet.OpenFile(f, fi.Size())
 	must(t, err)
 	for _, c := range pf.Schema().Columns() {
-		if strings.Join(c, ".") == "text" {
-			t.Fatalf("chunks.parquet has a text column: %v", pf.Schema())
+		if col := strings.Join(c, "."); col == "text" || col == "context" {
+			t.Fatalf("chunks.parquet has a %s column: %v", col, pf.Schema())
 		}
 	}
 	s := openSnap(t, res.Dir)
@@ -423,15 +423,23 @@ func TestChunkTextIsStoredOnce(t *testing.T) {
 	notes, err := s.Notes()
 	must(t, err)
 	content := map[string]string{}
-	for _, n := range notes {
+	byID := map[string]*format.Note{}
+	for i, n := range notes {
 		content[n.ID] = n.Content
+		byID[n.ID] = &notes[i]
 	}
 	if len(chunks) == 0 {
 		t.Fatal("no chunks")
 	}
 	for _, c := range chunks {
-		if c.Text == "" || c.Text != content[c.Note][c.Start:c.End] || format.TextKey(format.EmbedText(c.Context, c.Text)) != c.TextSHA256 {
+		if c.Text == "" || c.Text != content[c.Note][c.Start:c.End] {
 			t.Fatalf("chunk %s: text %q is not its note's bytes %d..%d", c.ID, c.Text, c.Start, c.End)
+		}
+		// The context is the note's row and the heading put in words, as
+		// the parser wrote it: the text key says so.
+		ctx := note.ChunkContext(note.NoteContext(byID[c.Note]), c.Heading)
+		if format.TextKey(format.EmbedText(ctx, c.Text)) != c.TextSHA256 {
+			t.Fatalf("chunk %s: context %q from its note's row is not the one its text key was computed with", c.ID, ctx)
 		}
 	}
 	if _, err := snapshot.ChunkText(content, chunks[0].Note, 0, int32(len(content[chunks[0].Note])+1)); err == nil ||

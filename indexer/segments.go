@@ -105,6 +105,12 @@ func bySegment[T any](rows []T, n int, note func(*T) string, of map[string]int, 
 // run (writes.run) once the caller is ready: the stages read the rows and
 // the keys, not the files, so the writes go on while they run.
 func writeSegments(w *snapshot.Writer, parent *snapshot.Snapshot, t *tables, log *slog.Logger) (map[string][]format.TableSegment, *writes, error) {
+	if parent != nil && parent.Manifest.FormatVersion != format.Version {
+		// Its files have another layout (a format 6 chunks segment has a
+		// context column): every segment is keyed and written once in
+		// this one (and needs the text of every note left unread).
+		parent = nil
+	}
 	s := segment(t)
 	out := map[string][]format.TableSegment{
 		format.NotesTable:  make([]format.TableSegment, len(s.notes)),

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/vaultgraph/vaultgraph/format"
+	"github.com/vaultgraph/vaultgraph/indexer/note"
 	"github.com/vaultgraph/vaultgraph/snapshot"
 )
 
@@ -111,6 +112,9 @@ type Build struct {
 	// reading every note (statcache.go).
 	unread     map[string]bool
 	unreadUsed atomic.Bool
+
+	noteIndexOnce sync.Once
+	noteIndex     map[string]int // Notes by id, for ChunkContext
 }
 
 // needText records that a stage needs the text of note id's chunks.
@@ -127,6 +131,31 @@ func (b *Build) unreadNeeded() error {
 		return fmt.Errorf("%w: a stage needs the text of unchanged notes", errReadEveryNote)
 	}
 	return nil
+}
+
+// ChunkContext returns the context of Chunks[i] (format.Chunk.Context):
+// the parser's for a chunk of a note parsed in this run, else computed
+// from its note's row and its heading, as the parser computes it. A chunk
+// reused from the parent has none, since the tables do not hold it, and
+// most are never needed: BM25 and the embedder read it only for the
+// chunks they index anew (the 10,000-note vault's contexts took 25-35 ms
+// to compute, a one-note edit needs a few). Safe for concurrent use.
+func (b *Build) ChunkContext(i int) string {
+	c := &b.Chunks[i]
+	if c.Context != "" {
+		return c.Context // a parsed note's: never empty, it names the note
+	}
+	b.noteIndexOnce.Do(func() {
+		b.noteIndex = make(map[string]int, len(b.Notes))
+		for k := range b.Notes {
+			b.noteIndex[b.Notes[k].ID] = k
+		}
+	})
+	k, ok := b.noteIndex[c.Note]
+	if !ok {
+		return ""
+	}
+	return note.ChunkContext(note.NoteContext(&b.Notes[k]), c.Heading)
 }
 
 // LinkParent makes the parent's file name a file of this snapshot without

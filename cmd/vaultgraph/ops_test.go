@@ -484,8 +484,8 @@ func TestImportRefusesDamagedArchives(t *testing.T) {
 		"flipped byte":  {flipped, "corrupt snapshot archive"},
 		"truncated tar": {good[:len(good)/2], "truncated"},
 		"unknown format version": {retar(t, good, func(name string, b []byte) []byte {
-			return bytes.Replace(b, fmt.Appendf(nil, `"format_version":%d`, format.Version), []byte(`"format_version": 7`), 1)
-		}), "unknown snapshot format version 7"},
+			return bytes.Replace(b, fmt.Appendf(nil, `"format_version":%d`, format.Version), []byte(`"format_version": 99`), 1)
+		}), "unknown snapshot format version 99"},
 		"not an archive": {[]byte("just some text, not a tar at all"), "corrupt snapshot archive"},
 	}
 	for name, tc := range cases {

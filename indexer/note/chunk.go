@@ -95,7 +95,7 @@ func (c *chunker) emit(s span, heading string) {
 	if s.start >= s.end {
 		return
 	}
-	ctx := chunkContext(c.context, heading)
+	ctx := ChunkContext(c.context, heading)
 	text = c.text[s.start:s.end]
 	ord := len(c.chunks)
 	c.chunks = append(c.chunks, format.Chunk{

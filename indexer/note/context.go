@@ -16,23 +16,30 @@ const (
 	contextLineRunes       = 400 // title, section, and each list line
 )
 
-// noteContext returns the lines of a chunk's context that are the same for
-// every chunk of the note: title, labels, aliases, tags and scalar
-// properties.
-func noteContext(p *Parsed) string {
+// NoteContext returns the lines of a chunk's context that are the same for
+// every chunk of the note n: title, labels, aliases, tags and scalar
+// properties, all fields of its row. The parser writes the chunks' context
+// from it; the indexer calls it again for the chunks it reuses, since
+// tables do not store the context (format.Chunk.Context).
+func NoteContext(n *format.Note) string {
+	return noteContext(n.Title, n.Labels, n.Aliases, n.Tags, n.Properties)
+}
+
+func noteContext(title string, labels, aliases, tags []string, props []format.Property) string {
 	var b strings.Builder
-	b.WriteString("Note: " + shorten(oneLine(p.Title), contextLineRunes))
-	writeList(&b, "Labels", p.Labels)
-	writeList(&b, "Aliases", p.Aliases)
-	writeList(&b, "Tags", p.Tags)
-	if props := contextProperties(p.Properties); props != "" {
+	b.WriteString("Note: " + shorten(oneLine(title), contextLineRunes))
+	writeList(&b, "Labels", labels)
+	writeList(&b, "Aliases", aliases)
+	writeList(&b, "Tags", tags)
+	if props := contextProperties(props); props != "" {
 		b.WriteString("\nProperties: " + props)
 	}
 	return b.String()
 }
 
-// chunkContext adds the section's heading path to the note's context.
-func chunkContext(note, heading string) string {
+// ChunkContext returns a chunk's context: its note's (NoteContext) and
+// the section's heading path (format.Chunk.Heading).
+func ChunkContext(note, heading string) string {
 	if heading == "" {
 		return note
 	}

@@ -63,7 +63,8 @@ func chunkNote(notePath string, p *Parsed, lt *lineTable, fenced map[int]bool, s
 	if target <= 0 {
 		target = format.DefaultChunkChars
 	}
-	c := &chunker{notePath: notePath, text: p.Content, lt: lt, fenced: fenced, target: target, context: noteContext(p)}
+	c := &chunker{notePath: notePath, text: p.Content, lt: lt, fenced: fenced, target: target,
+		context: noteContext(p.Title, p.Labels, p.Aliases, p.Tags, p.Properties)}
 	for _, s := range sections {
 		c.section(s)
 	}
