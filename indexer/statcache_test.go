@@ -248,3 +248,33 @@ func TestStatCacheRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestStatCacheUnderAParentOfAnotherFormat: every segment is written anew
+// under a format 6 parent, so every note the cache vouched for is read
+// for its text, and the tables are a full build's.
+func TestStatCacheUnderAParentOfAnotherFormat(t *testing.T) {
+	trustAtOnce(t)
+	vault := genVault(t, 800)
+	data := t.TempDir()
+	first := run(t, vault, data)
+	asFormat6(t, first.Dir)
+	_, err := vaultgen.Edit(vault, 7, 1)
+	must(t, err)
+	var log bytes.Buffer
+	res := run(t, vault, data, func(o *Options) { o.Log = slog.New(slog.NewTextHandler(&log, nil)) })
+	if res.Parent != first.ID || res.Parsed != 1 || res.Unread != 0 {
+		t.Fatalf("run on a format 6 parent with a stat cache: %+v; want one parsed and none left unread", res)
+	}
+	if strings.Contains(log.String(), "reading every note") {
+		t.Errorf("the run had to start again (the notes of every segment should have been read first):\n%s", log.String())
+	}
+	full := run(t, vault, t.TempDir(), func(o *Options) { o.Full = true })
+	assertSameTables(t, openSnap(t, res.Dir), openSnap(t, full.Dir))
+	notes, err := openSnap(t, res.Dir).Notes()
+	must(t, err)
+	for _, n := range notes {
+		if !n.Stub && n.Content == "" {
+			t.Errorf("%s has no content", n.ID)
+		}
+	}
+}
