@@ -111,20 +111,28 @@ func TestStatCacheLeavesUnchangedNotesUnread(t *testing.T) {
 	}
 }
 
-func TestStatCacheSeesAChangeThatKeepsSizeAndTime(t *testing.T) {
-	trustAtOnce(t)
-	vault := writeVault(t, smallVault)
-	data := t.TempDir()
-	run(t, vault, data)
-	path := filepath.Join(vault, "Projects", "Crawler.md")
+// changeKeepingSizeAndTime rewrites the note at path ("Fetches" becomes
+// "Collects") with its size and modification time as they were, and
+// returns the new content.
+func changeKeepingSizeAndTime(t *testing.T, path string) []byte {
+	t.Helper()
 	fi, err := os.Stat(path)
 	must(t, err)
 	old, err := os.ReadFile(path)
 	must(t, err)
 	changed := bytes.Replace(old, []byte("Fetches"), []byte("Collects"), 1)[:len(old)]
-	changed = append(changed[:len(changed)-1], '\n')
+	changed[len(changed)-1] = '\n'
 	must(t, os.WriteFile(path, changed, 0o644))
 	must(t, os.Chtimes(path, fi.ModTime(), fi.ModTime()))
+	return changed
+}
+
+func TestStatCacheSeesAChangeThatKeepsSizeAndTime(t *testing.T) {
+	trustAtOnce(t)
+	vault := writeVault(t, smallVault)
+	data := t.TempDir()
+	run(t, vault, data)
+	changed := changeKeepingSizeAndTime(t, filepath.Join(vault, "Projects", "Crawler.md"))
 	res := run(t, vault, data)
 	if res.Unchanged || res.Parsed != 1 {
 		t.Fatalf("after a change that kept size and time: %+v, want Crawler parsed", res)
@@ -182,19 +190,13 @@ func TestStatCacheMistakeStartsTheRunAgain(t *testing.T) {
 	data := t.TempDir()
 	first := run(t, vault, data)
 	path := filepath.Join(vault, "Projects", "Crawler.md")
-	fi, err := os.Stat(path)
-	must(t, err)
-	old, err := os.ReadFile(path)
-	must(t, err)
-	changed := bytes.Replace(old, []byte("Fetches"), []byte("Collects"), 1)[:len(old)]
-	must(t, os.WriteFile(path, changed, 0o644))
-	must(t, os.Chtimes(path, fi.ModTime(), fi.ModTime()))
+	changed := changeKeepingSizeAndTime(t, path)
 	// Forge the cache: it now records the changed file.
 	c := readStatCache(data, openSnap(t, first.Dir))
 	if c == nil {
 		t.Fatal("no stat cache for the first snapshot")
 	}
-	fi, err = os.Stat(path)
+	fi, err := os.Stat(path)
 	must(t, err)
 	c.notes["Projects/Crawler.md"] = statOf(fi)
 	var files []vaultFile
