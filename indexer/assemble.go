@@ -459,6 +459,17 @@ func (t *tables) readUnreadIn(from, to int) error {
 	return nil
 }
 
+// unreadCount counts the notes still unread.
+func (t *tables) unreadCount() int {
+	n := 0
+	for i := range t.files {
+		if t.files[i].unread {
+			n++
+		}
+	}
+	return n
+}
+
 // unreadNotes returns the ids of the notes still unread, nil when none.
 func (t *tables) unreadNotes() map[string]bool {
 	var out map[string]bool

@@ -33,11 +33,21 @@ func codeLinksOf(notes []format.Note, links []format.Link) []format.Link {
 	return out
 }
 
-// hasCodeValues reports whether a property of n names code.
+// hasCodeValues reports whether a property of n names code, as
+// codeValues would find, without collecting the values.
 func hasCodeValues(n *format.Note) bool {
 	for _, p := range n.Properties {
-		if len(codeValues(p)) > 0 {
-			return true
+		switch p.Kind {
+		case format.KindString:
+			if isCodeValue(p.Text()) {
+				return true
+			}
+		case format.KindList:
+			for _, it := range p.List {
+				if it != nil && isCodeValue(*it) {
+					return true
+				}
+			}
 		}
 	}
 	return false
@@ -60,12 +70,18 @@ func codeValues(p format.Property) []string {
 	}
 	var out []string
 	for _, v := range vals {
-		v = strings.TrimSpace(v)
-		if format.IsCodeID(v) && !strings.ContainsAny(v, " \t\n") {
-			out = append(out, v)
+		if isCodeValue(v) {
+			out = append(out, strings.TrimSpace(v))
 		}
 	}
 	return out
+}
+
+// isCodeValue reports whether a property's string value names code: a
+// code id with no space in it, once trimmed.
+func isCodeValue(v string) bool {
+	v = strings.TrimSpace(v)
+	return format.IsCodeID(v) && !strings.ContainsAny(v, " \t\n")
 }
 
 // lineOf is the 1-based line where s first occurs in content, 0 if never.

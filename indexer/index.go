@@ -188,7 +188,7 @@ func index(ctx context.Context, opts Options, start time.Time, vault, data strin
 		return nil, err
 	}
 	keepStatCache(data, id, walked, files, opts.Log)
-	res := &Result{ID: id, Dir: dir, Parent: m.Parent, Parsed: tables.parsed, Reused: tables.reused, Unread: len(tables.unreadNotes()),
+	res := &Result{ID: id, Dir: dir, Parent: m.Parent, Parsed: tables.parsed, Reused: tables.reused, Unread: tables.unreadCount(),
 		Manifest: m, Elapsed: time.Since(start)}
 	if tables.code != nil {
 		res.CodeParsed, res.CodeReused, res.HistoryRead = tables.code.parsed, tables.code.reused, tables.code.historyRead
