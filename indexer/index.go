@@ -123,6 +123,9 @@ func index(ctx context.Context, opts Options, start time.Time, vault, data strin
 	var stat *statCache
 	if useStat && statCacheApplies(parent, opts) {
 		stat = readStatCache(data, parent)
+		if stat != nil && walked.Sub(stat.verified) > statCacheTrust {
+			stat = nil // every note is read now and then (statCacheTrust)
+		}
 	}
 	read, err := readAll(ctx, files, opts.Workers, opts.MaxNoteBytes, func(f vaultFile) (string, bool) {
 		if !stat.unchanged(f, parent) {
@@ -133,9 +136,14 @@ func index(ctx context.Context, opts Options, start time.Time, vault, data strin
 	if err != nil {
 		return nil, err
 	}
+	// The notes left unread keep the cache's last full read as theirs.
+	verified := walked
 	for _, r := range read {
 		if r.Warning != nil {
 			walkWarnings = append(walkWarnings, *r.Warning)
+		}
+		if r.unread {
+			verified = stat.verified
 		}
 	}
 	repos, err := readRepos(ctx, vault, opts.Repos, opts.MaxCodeBytes)
@@ -149,7 +157,7 @@ func index(ctx context.Context, opts Options, start time.Time, vault, data strin
 		if retry, rebuild = pendingWork(parent, opts.Stages); !rebuild && len(retry) == 0 {
 			opts.Log.Debug("vault unchanged", "snapshot", parent.ID)
 			if stat == nil || stat.differs(files) {
-				keepStatCache(data, parent.ID, walked, files, opts.Log)
+				keepStatCache(data, parent.ID, walked, verified, files, opts.Log)
 			}
 			res := unchangedResult(parent, start)
 			for _, r := range read {
@@ -187,7 +195,7 @@ func index(ctx context.Context, opts Options, start time.Time, vault, data strin
 	if err != nil {
 		return nil, err
 	}
-	keepStatCache(data, id, walked, files, opts.Log)
+	keepStatCache(data, id, walked, verified, files, opts.Log)
 	res := &Result{ID: id, Dir: dir, Parent: m.Parent, Parsed: tables.parsed, Reused: tables.reused, Unread: tables.unreadCount(),
 		Manifest: m, Elapsed: time.Since(start)}
 	if tables.code != nil {

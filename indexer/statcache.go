@@ -37,8 +37,17 @@ import (
 // replaced (write and rename) after each run, and never fsynced.
 const (
 	statCacheFile  = "index.stat"
-	statCacheMagic = "vgstat1\n"
+	statCacheMagic = "vgstat2\n"
 )
+
+// statCacheTrust bounds how long the cache is trusted: a run reads every
+// note when the last run that did is older than this, and starts the
+// count again. Times are not a perfect witness: a write through a shared
+// memory map moves them only at the first write to a clean page (on
+// tmpfs, never), so a note changed that way would otherwise stay stale
+// until it changed by other means. Reading every note takes a tenth of a
+// second at 10,000 notes; once an hour costs nothing.
+var statCacheTrust = time.Hour
 
 // statRacyMargin: a cache entry is trusted only when its file's times are
 // this much older than the walk that recorded it (FAT keeps times to 2 s).
@@ -57,6 +66,7 @@ type fileStat struct {
 type statCache struct {
 	snapshot string    // the snapshot whose notes the entries describe
 	walked   time.Time // when the run that wrote it started its walk
+	verified time.Time // when the last run that read every note started its walk
 	notes    map[string]fileStat
 }
 
@@ -98,11 +108,13 @@ func decodeStatCache(b []byte) (*statCache, error) {
 		return nil, err
 	}
 	walked, err1 := num()
-	count, err2 := num()
-	if err1 != nil || err2 != nil || count > uint64(r.Len()) {
+	verified, err2 := num()
+	count, err3 := num()
+	if err1 != nil || err2 != nil || err3 != nil || count > uint64(r.Len()) {
 		return nil, errors.New("stat cache cut short")
 	}
-	c := &statCache{snapshot: id, walked: time.Unix(0, int64(walked)), notes: make(map[string]fileStat, count)}
+	c := &statCache{snapshot: id, walked: time.Unix(0, int64(walked)), verified: time.Unix(0, int64(verified)),
+		notes: make(map[string]fileStat, count)}
 	for range count {
 		path, err := str()
 		if err != nil {
@@ -123,9 +135,10 @@ func decodeStatCache(b []byte) (*statCache, error) {
 }
 
 // writeStatCache records what the walk that started at walked saw of
-// files, for the runs whose parent is the snapshot id. Files the platform
-// gives no stat for are left out.
-func writeStatCache(data, id string, walked time.Time, files []vaultFile) error {
+// files, for the runs whose parent is the snapshot id, and when the last
+// run that read every note started (verified). Files the platform gives
+// no stat for are left out.
+func writeStatCache(data, id string, walked, verified time.Time, files []vaultFile) error {
 	var buf bytes.Buffer
 	buf.Grow(64 + len(files)*72)
 	buf.WriteString(statCacheMagic)
@@ -143,6 +156,7 @@ func writeStatCache(data, id string, walked time.Time, files []vaultFile) error 
 	}
 	str(id)
 	num(uint64(walked.UnixNano()))
+	num(uint64(verified.UnixNano()))
 	num(uint64(n))
 	for _, f := range files {
 		if !f.stat.ok {
@@ -216,13 +230,13 @@ func statCacheApplies(parent *snapshot.Snapshot, opts Options) bool {
 
 // keepStatCache writes the stat cache for snapshot id, logging a failure:
 // without it the next run reads every note, as before.
-func keepStatCache(data, id string, walked time.Time, files []vaultFile, log interface {
+func keepStatCache(data, id string, walked, verified time.Time, files []vaultFile, log interface {
 	Warn(msg string, args ...any)
 }) {
 	if !slices.ContainsFunc(files, func(f vaultFile) bool { return f.stat.ok }) {
 		return // the platform gives no stats: nothing to cache
 	}
-	if err := writeStatCache(data, id, walked, files); err != nil {
+	if err := writeStatCache(data, id, walked, verified, files); err != nil {
 		log.Warn("the next run will read every note", "err", err)
 	}
 }

@@ -203,7 +203,7 @@ func TestStatCacheMistakeStartsTheRunAgain(t *testing.T) {
 	for p, st := range c.notes {
 		files = append(files, vaultFile{Path: p, stat: st})
 	}
-	must(t, writeStatCache(data, c.snapshot, time.Now(), files))
+	must(t, writeStatCache(data, c.snapshot, time.Now(), time.Now(), files))
 	// An edit of another note of the same (only) segment needs Crawler's text.
 	appendTo(t, filepath.Join(vault, "Projects", "Search.md"), "More.\n")
 	var log bytes.Buffer
@@ -227,13 +227,13 @@ func TestStatCacheRoundTrip(t *testing.T) {
 		{Path: "no-stat.md"},
 	}
 	data := t.TempDir()
-	walked := time.Unix(0, 1234567890123)
-	must(t, writeStatCache(data, "01SNAPSHOT", walked, files))
+	walked, verified := time.Unix(0, 1234567890123), time.Unix(0, 1234567)
+	must(t, writeStatCache(data, "01SNAPSHOT", walked, verified, files))
 	b, err := os.ReadFile(filepath.Join(data, statCacheFile))
 	must(t, err)
 	c, err := decodeStatCache(b)
 	must(t, err)
-	if c.snapshot != "01SNAPSHOT" || !c.walked.Equal(walked) || len(c.notes) != 2 ||
+	if c.snapshot != "01SNAPSHOT" || !c.walked.Equal(walked) || !c.verified.Equal(verified) || len(c.notes) != 2 ||
 		c.notes["a.md"] != files[0].stat || c.notes["b/ü.md"] != files[1].stat {
 		t.Fatalf("decoded %+v", c)
 	}
@@ -278,5 +278,45 @@ func TestStatCacheUnderAParentOfAnotherFormat(t *testing.T) {
 		if !n.Stub && n.Content == "" {
 			t.Errorf("%s has no content", n.ID)
 		}
+	}
+}
+
+// TestStatCacheReadsEveryNoteNowAndThen: a cache whose last full read is
+// older than statCacheTrust is not used (a note written through a shared
+// memory map may show no new time), and the run that reads every note
+// starts the count again.
+func TestStatCacheReadsEveryNoteNowAndThen(t *testing.T) {
+	trustAtOnce(t)
+	vault := genVault(t, 1200)
+	data := t.TempDir()
+	first := run(t, vault, data)
+	// Age the cache's last full read.
+	c := readStatCache(data, openSnap(t, first.Dir))
+	if c == nil || c.verified.IsZero() {
+		t.Fatalf("no stat cache, or no full read recorded: %+v", c)
+	}
+	var files []vaultFile
+	for p, st := range c.notes {
+		files = append(files, vaultFile{Path: p, stat: st})
+	}
+	must(t, writeStatCache(data, c.snapshot, c.walked, c.walked.Add(-statCacheTrust-time.Minute), files))
+	_, err := vaultgen.Edit(vault, 11, 1)
+	must(t, err)
+	res := run(t, vault, data)
+	if res.Unread != 0 || res.Parsed != 1 {
+		t.Fatalf("with the last full read older than the trust: %+v, want every note read", res)
+	}
+	full := readStatCache(data, openSnap(t, res.Dir))
+	if full == nil || time.Since(full.verified) > time.Minute {
+		t.Fatalf("the full read did not start the count again: %+v", full)
+	}
+	_, err = vaultgen.Edit(vault, 12, 1)
+	must(t, err)
+	res = run(t, vault, data)
+	if res.Unread == 0 {
+		t.Fatalf("after a full read the cache is trusted again: %+v, want notes left unread", res)
+	}
+	if c := readStatCache(data, openSnap(t, res.Dir)); c == nil || !c.verified.Equal(full.verified) {
+		t.Fatalf("a run that left notes unread did not keep the last full read's time %v: %+v", full.verified, c)
 	}
 }
