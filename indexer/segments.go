@@ -130,11 +130,12 @@ func writeSegments(w *snapshot.Writer, parent *snapshot.Snapshot, t *tables, log
 	}
 	// A notes segment whose key is hashed needs the text of its notes
 	// left unread.
-	err := t.readUnread(context.Background(), runtime.GOMAXPROCS(0), func(k int) bool {
-		i := segOf[k]
+	hashed := make([]bool, len(s.notes))
+	for i := range s.notes {
 		_, ok := priorKey(parent, format.NotesTable, js[i], len(s.notes[i]))
-		return !ok
-	})
+		hashed[i] = !ok
+	}
+	err := t.readUnread(context.Background(), runtime.GOMAXPROCS(0), func(k int) bool { return hashed[segOf[k]] })
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,7 +1,6 @@
 package indexer
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -139,39 +138,31 @@ func decodeStatCache(b []byte) (*statCache, error) {
 // run that read every note started (verified). Files the platform gives
 // no stat for are left out.
 func writeStatCache(data, id string, walked, verified time.Time, files []vaultFile) error {
-	var buf bytes.Buffer
-	buf.Grow(64 + len(files)*72)
-	buf.WriteString(statCacheMagic)
-	w := bufio.NewWriter(&buf)
-	str := func(s string) {
-		w.Write(binary.AppendUvarint(nil, uint64(len(s))))
-		w.WriteString(s)
-	}
-	num := func(v uint64) { w.Write(binary.AppendUvarint(nil, v)) }
 	n := 0
 	for _, f := range files {
 		if f.stat.ok {
 			n++
 		}
 	}
-	str(id)
-	num(uint64(walked.UnixNano()))
-	num(uint64(verified.UnixNano()))
-	num(uint64(n))
+	str := func(b []byte, s string) []byte { return append(binary.AppendUvarint(b, uint64(len(s))), s...) }
+	b := make([]byte, 0, 64+n*72)
+	b = str(append(b, statCacheMagic...), id)
+	b = binary.AppendUvarint(b, uint64(walked.UnixNano()))
+	b = binary.AppendUvarint(b, uint64(verified.UnixNano()))
+	b = binary.AppendUvarint(b, uint64(n))
 	for _, f := range files {
 		if !f.stat.ok {
 			continue
 		}
-		str(f.Path)
-		for _, v := range []uint64{f.stat.dev, f.stat.ino, uint64(f.stat.size), uint64(f.stat.mtime), uint64(f.stat.ctime)} {
-			num(v)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		return err
+		b = str(b, f.Path)
+		b = binary.AppendUvarint(b, f.stat.dev)
+		b = binary.AppendUvarint(b, f.stat.ino)
+		b = binary.AppendUvarint(b, uint64(f.stat.size))
+		b = binary.AppendUvarint(b, uint64(f.stat.mtime))
+		b = binary.AppendUvarint(b, uint64(f.stat.ctime))
 	}
 	tmp := filepath.Join(data, statCacheFile+".tmp")
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
 		return fmt.Errorf("write the stat cache: %w", err)
 	}
 	if err := os.Rename(tmp, filepath.Join(data, statCacheFile)); err != nil {
