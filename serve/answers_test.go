@@ -15,9 +15,10 @@ import (
 	"github.com/vaultgraph/vaultgraph/snapshot/graphdb"
 )
 
-// TestAnswerCache: a query asked again of the same snapshot is answered
-// from the cache (same body, X-Answer-Cache: hit, the graph not asked);
-// another body, a failed query and a new snapshot are computed.
+// TestAnswerCache: a query asked a third time of the same snapshot is
+// answered from the cache (same body, X-Answer-Cache: hit, the graph not
+// asked): the first answer is not kept, the second is; another body, a
+// failed query and a new snapshot are computed.
 func TestAnswerCache(t *testing.T) {
 	vault := copyDemoVault(t)
 	data := t.TempDir()
@@ -48,22 +49,31 @@ func TestAnswerCache(t *testing.T) {
 	if one.header.Get("X-Answer-Cache") != "" || runs.Load() != 1 {
 		t.Fatalf("first answer: X-Answer-Cache %q, graph runs %d; want computed once", one.header.Get("X-Answer-Cache"), runs.Load())
 	}
+	if m := ts.get("/metrics"); !strings.Contains(string(m.body), "vaultgraph_answer_cache_bytes 0") {
+		t.Fatalf("an answer computed once is kept:\n%s", grepLines(m.body, "answer_cache"))
+	}
 	two := ask(q, 200)
-	if two.header.Get("X-Answer-Cache") != "hit" || runs.Load() != 1 {
-		t.Fatalf("same query again: X-Answer-Cache %q, graph runs %d; want a hit and no run", two.header.Get("X-Answer-Cache"), runs.Load())
+	if two.header.Get("X-Answer-Cache") != "" || runs.Load() != 2 {
+		t.Fatalf("same query again: X-Answer-Cache %q, graph runs %d; want computed again (and kept)", two.header.Get("X-Answer-Cache"), runs.Load())
 	}
-	if !bytes.Equal(one.body, two.body) || two.header.Get("X-Snapshot-Id") != first.ID || two.header.Get("Content-Type") != "application/json" {
-		t.Fatalf("cached answer differs:\n%s %v\n%s %v", one.body, one.header, two.body, two.header)
+	three := ask(q, 200)
+	if three.header.Get("X-Answer-Cache") != "hit" || runs.Load() != 2 {
+		t.Fatalf("same query a third time: X-Answer-Cache %q, graph runs %d; want a hit and no run", three.header.Get("X-Answer-Cache"), runs.Load())
 	}
-	ask(`{"query": "MATCH (n) RETURN count(n)", "max_rows": 5}`, 200)
-	if runs.Load() != 2 {
-		t.Fatalf("another body: graph runs %d, want 2", runs.Load())
+	if !bytes.Equal(two.body, three.body) || three.header.Get("X-Snapshot-Id") != first.ID || three.header.Get("Content-Type") != "application/json" {
+		t.Fatalf("cached answer differs:\n%s %v\n%s %v", two.body, two.header, three.body, three.header)
 	}
 	for range 2 {
-		ask(`{"query": "MATCH (n) RETURN 'fail'"}`, 400)
+		ask(`{"query": "MATCH (n) RETURN count(n)", "max_rows": 5}`, 200)
 	}
 	if runs.Load() != 4 {
-		t.Fatalf("a failing query asked twice: graph runs %d, want 4 (errors are not kept)", runs.Load())
+		t.Fatalf("another body twice: graph runs %d, want 4", runs.Load())
+	}
+	for range 3 {
+		ask(`{"query": "MATCH (n) RETURN 'fail'"}`, 400)
+	}
+	if runs.Load() != 7 {
+		t.Fatalf("a failing query asked three times: graph runs %d, want 7 (errors are not kept)", runs.Load())
 	}
 	// The same query under /v/NAME is the same vault's answer.
 	if res := ts.post("/v/"+store.VaultNameOf(data)+"/query", q); res.header.Get("X-Answer-Cache") != "hit" {
@@ -81,18 +91,18 @@ func TestAnswerCache(t *testing.T) {
 	if _, err := ts.st.Refresh(context.Background()); err != nil || ts.st.Current() != second.ID {
 		t.Fatalf("refresh: %v, serving %s, want %s", err, ts.st.Current(), second.ID)
 	}
-	three := ask(q, 200)
-	if three.header.Get("X-Answer-Cache") != "" || runs.Load() != 5 || three.header.Get("X-Snapshot-Id") != second.ID {
+	after := ask(q, 200)
+	if after.header.Get("X-Answer-Cache") != "" || runs.Load() != 8 || after.header.Get("X-Snapshot-Id") != second.ID {
 		t.Fatalf("after a swap: X-Answer-Cache %q, graph runs %d, snapshot %s; want computed by %s",
-			three.header.Get("X-Answer-Cache"), runs.Load(), three.header.Get("X-Snapshot-Id"), second.ID)
+			after.header.Get("X-Answer-Cache"), runs.Load(), after.header.Get("X-Snapshot-Id"), second.ID)
 	}
 	if m := ts.get("/metrics"); !strings.Contains(string(m.body), "vaultgraph_answer_cache_hits_total 2") {
 		t.Fatalf("metrics do not count 2 hits:\n%s", grepLines(m.body, "answer_cache"))
 	}
 }
 
-// TestAnswerCacheRetrieve: a retrieval asked again is the same answer, from
-// the cache; with the cache off it is computed every time.
+// TestAnswerCacheRetrieve: a retrieval asked a third time is the same
+// answer, from the cache; with the cache off it is computed every time.
 func TestAnswerCacheRetrieve(t *testing.T) {
 	data, _ := demoData(t)
 	const q = `{"question": "Who works on the Search project?", "k": 3}`
@@ -103,13 +113,19 @@ func TestAnswerCacheRetrieve(t *testing.T) {
 	}{{"default", 0, "hit"}, {"off", -1, ""}} {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := startServer(t, data, serverConfig{opts: serve.Options{AnswerCache: tc.budget}})
-			one := ts.post("/retrieve", q)
+			if got := ts.post("/retrieve", q).header.Get("X-Answer-Cache"); got != "" {
+				t.Fatalf("first retrieval: X-Answer-Cache %q, want it computed", got)
+			}
+			one := ts.post("/retrieve", q) // computed again, and kept
 			two := ts.post("/retrieve", q)
 			if one.status != 200 || two.status != 200 {
 				t.Fatalf("status %d, %d: %s", one.status, two.status, two.body)
 			}
 			if got := two.header.Get("X-Answer-Cache"); got != tc.wantHit {
-				t.Fatalf("second retrieval: X-Answer-Cache %q, want %q", got, tc.wantHit)
+				t.Fatalf("third retrieval: X-Answer-Cache %q, want %q", got, tc.wantHit)
+			}
+			if got := one.header.Get("X-Answer-Cache"); got != "" {
+				t.Fatalf("second retrieval: X-Answer-Cache %q, want it computed", got)
 			}
 			if tc.wantHit == "hit" && !bytes.Equal(one.body, two.body) {
 				t.Fatalf("cached retrieval differs:\n%s\n%s", one.body, two.body)
