@@ -143,6 +143,8 @@ func BenchmarkQuery10k(b *testing.B) {
 		{"property_filter", "MATCH (n) WHERE n.priority >= 3 AND n.status IS NOT NULL RETURN n.id, n.priority ORDER BY n.priority DESC, n.id LIMIT 50"},
 		{"one_hop_by_path", "MATCH (a)-[:links_to]->(b) WHERE a.path = $id RETURN b.title, b.path ORDER BY b.title LIMIT 20"},
 		{"typed_prefix", "MATCH (p:Person)-[:authored]->(x) WHERE x.title STARTS WITH 'Ol' RETURN p.title, x.title LIMIT 20"},
+		// bench.sh's mixed load: a sort over every edge.
+		{"sort_every_edge", "MATCH (a)-[e]->(b) RETURN a.title, b.title ORDER BY b.title DESC, a.title SKIP 2500 LIMIT 20"},
 	} {
 		for _, on := range []struct {
 			name string
