@@ -20,7 +20,15 @@ type directRow struct {
 // answers instead, where the engine's result is not certain to be the
 // same: a sort key that is null.
 func (g *directGraph) answer(p *directPlan, tr *cypher.Translation, c *converter, maxRows int) (*Result, bool) {
-	t, tie, ok := g.rows(p)
+	var t *table
+	var tie func(i, j int) bool
+	var ok bool
+	if p.limit >= 0 && p.limit <= topKMax && p.skip <= topKMax && p.skip+p.limit > 0 &&
+		len(p.order) > 0 && !p.aggregate && !p.distinct && directTopK {
+		t, tie, ok = g.topRows(p, int(p.skip+p.limit))
+	} else {
+		t, tie, ok = g.rows(p)
+	}
 	if !ok {
 		return nil, false
 	}
@@ -107,17 +115,7 @@ func (t *table) row(k int) []any {
 // whether two of the rows (by position in order) are equal in the sort
 // (nil without ORDER BY).
 func (g *directGraph) rows(p *directPlan) (*table, func(i, j int) bool, bool) {
-	value := func(it directItem, m directRow) any {
-		switch it.kind {
-		case itemCol:
-			return g.cols[it.col][m.n[it.node]]
-		case itemUnwound:
-			return m.label
-		case itemRelType:
-			return m.typ
-		}
-		return int64(1)
-	}
+	value := g.value
 	width := len(p.items)
 	t := &table{width: width}
 	for _, o := range p.order {
@@ -184,28 +182,220 @@ func (g *directGraph) rows(p *directPlan) (*table, func(i, j int) bool, bool) {
 	if slices.Contains(t.extra, nil) {
 		return nil, nil, false
 	}
-	cmp := func(a, b int32) int {
-		extra := 0
-		for _, o := range p.order {
-			var x, y any
-			if o.extra {
-				x, y = t.extra[int(a)*t.extras+extra], t.extra[int(b)*t.extras+extra]
-				extra++
-			} else {
-				x, y = t.vals[int(a)*width+o.col], t.vals[int(b)*width+o.col]
-			}
-			r := compareValues(x, y)
-			if o.desc {
-				r = -r
-			}
-			if r != 0 {
-				return r
-			}
-		}
-		return 0
-	}
+	cmp := func(a, b int32) int { return t.compare(p, int(a), int(b)) }
 	slices.SortStableFunc(t.order, cmp)
 	return t, func(i, j int) bool { return cmp(t.order[i], t.order[j]) == 0 }, true
+}
+
+// value is item it of match m.
+func (g *directGraph) value(it directItem, m directRow) any {
+	switch it.kind {
+	case itemCol:
+		return g.cols[it.col][m.n[it.node]]
+	case itemUnwound:
+		return m.label
+	case itemRelType:
+		return m.typ
+	}
+	return int64(1)
+}
+
+// compareRows orders two rows by the plan's sort keys: a row's values
+// (av, bv) and its extra sort keys (ax, bx).
+func compareRows(p *directPlan, av, ax, bv, bx []any) int {
+	extra := 0
+	for _, o := range p.order {
+		var x, y any
+		if o.extra {
+			x, y = ax[extra], bx[extra]
+			extra++
+		} else {
+			x, y = av[o.col], bv[o.col]
+		}
+		r := compareValues(x, y)
+		if o.desc {
+			r = -r
+		}
+		if r != 0 {
+			return r
+		}
+	}
+	return 0
+}
+
+// slot returns the values and extra sort keys of the table's i-th stored
+// row (not in order).
+func (t *table) slot(i int) (vals, extra []any) {
+	v := t.vals[i*t.width : (i+1)*t.width : (i+1)*t.width]
+	return v, t.extra[i*t.extras : (i+1)*t.extras : (i+1)*t.extras]
+}
+
+// compare orders the table's stored rows a and b by the sort keys.
+func (t *table) compare(p *directPlan, a, b int) int {
+	av, ax := t.slot(a)
+	bv, bx := t.slot(b)
+	return compareRows(p, av, ax, bv, bx)
+}
+
+// directTopK lets answer keep only the rows a sorted query's SKIP and
+// LIMIT reach (topRows); the tests turn it off to compare with rows.
+var directTopK = true
+
+// topKMax bounds the SKIP and LIMIT topRows takes: beyond, a heap of the
+// rows kept costs more than sorting them all.
+const topKMax = 1 << 20
+
+// topRows is rows for a sorted query without grouping that keeps at most
+// keep rows (SKIP plus LIMIT): the best keep of the matches in a heap, in
+// the order the stable sort of every match would give them (ties by match
+// order), so that a sort over every edge holds the rows it answers from,
+// not every edge. Rows the heap did not keep matter to answer only where
+// they tie with its last kept row (ambiguousCut looks past a cut at the
+// rows tied with it): those are summed up while the heap fills (the
+// first such row, and the first one unequal to it), and appended to the
+// table after the kept rows, which gives ambiguousCut the same answer it
+// gives on the whole table.
+func (g *directGraph) topRows(p *directPlan, keep int) (*table, func(i, j int) bool, bool) {
+	width := len(p.items)
+	t := &table{width: width}
+	for _, o := range p.order {
+		if o.extra {
+			t.extras++
+		}
+	}
+	var (
+		heap    []int32 // slots, worst first (a max-heap by compare, then seq)
+		seq     []int32 // per slot: the match's place in match order
+		null    bool
+		n       int32
+		tied    [][]any // rows not kept that tie with the worst kept: the first, and the first unlike it
+		buf     = make([]any, width)
+		bx      = make([]any, t.extras)
+		mv, mx  = make([]any, width), make([]any, t.extras)
+		less    func(a, b int32) bool
+		shuffle func(i int)
+	)
+	// worse reports whether slot a comes after slot b in the stable order.
+	less = func(a, b int32) bool {
+		if c := t.compare(p, int(a), int(b)); c != 0 {
+			return c > 0
+		}
+		return seq[a] > seq[b]
+	}
+	shuffle = func(i int) { // sift heap[i] down
+		for {
+			l := 2*i + 1
+			if l >= len(heap) {
+				return
+			}
+			c := l
+			if r := l + 1; r < len(heap) && less(heap[r], heap[l]) {
+				c = r
+			}
+			if !less(heap[c], heap[i]) {
+				return
+			}
+			heap[i], heap[c] = heap[c], heap[i]
+			i = c
+		}
+	}
+	tie := func(v []any) {
+		switch {
+		case len(tied) == 0:
+			tied = append(tied, slices.Clone(v))
+		case len(tied) == 1 && !slices.Equal(tied[0], v):
+			tied = append(tied, slices.Clone(v))
+		}
+	}
+	g.matches(p, func(m directRow) {
+		if null {
+			return
+		}
+		for i, it := range p.items {
+			buf[i] = g.value(it, m)
+		}
+		e := 0
+		for _, o := range p.order {
+			if o.extra {
+				bx[e] = g.value(o.item, m)
+				if bx[e] == nil {
+					null = true
+				}
+				e++
+			} else if buf[o.col] == nil {
+				null = true
+			}
+		}
+		if null {
+			return
+		}
+		k := n
+		n++
+		if len(heap) < keep {
+			s := int32(len(heap))
+			t.vals = append(t.vals, buf...)
+			t.extra = append(t.extra, bx...)
+			seq = append(seq, k)
+			heap = append(heap, s)
+			for i := len(heap) - 1; i > 0; { // sift up
+				parent := (i - 1) / 2
+				if !less(heap[i], heap[parent]) {
+					break
+				}
+				heap[i], heap[parent] = heap[parent], heap[i]
+				i = parent
+			}
+			return
+		}
+		worst := heap[0]
+		wv, wx := t.slot(int(worst))
+		c := compareRows(p, buf, bx, wv, wx)
+		if c >= 0 {
+			// Not better than the worst kept (a tie comes later in match
+			// order): left out, remembered if it ties with it.
+			if c == 0 {
+				tie(buf)
+			}
+			return
+		}
+		// The match takes the worst kept row's slot.
+		copy(mv, wv)
+		copy(mx, wx)
+		copy(wv, buf)
+		copy(wx, bx)
+		seq[worst] = k
+		shuffle(0)
+		nv, nx := t.slot(int(heap[0]))
+		if compareRows(p, mv, mx, nv, nx) != 0 {
+			// The new worst kept row comes strictly before the rows left
+			// out: none ties with it.
+			tied = tied[:0]
+			return
+		}
+		tie(mv)
+	})
+	if null {
+		return nil, nil, false
+	}
+	t.order = slices.Clone(heap)
+	slices.SortFunc(t.order, func(a, b int32) int {
+		if c := t.compare(p, int(a), int(b)); c != 0 {
+			return c
+		}
+		return int(seq[a] - seq[b])
+	})
+	if len(tied) > 0 {
+		// The rows left out that tie with the last kept one, with its sort
+		// keys: they come right after it in the whole table's order.
+		_, lx := t.slot(int(t.order[len(t.order)-1]))
+		lx = slices.Clone(lx)
+		for _, v := range tied {
+			t.order = append(t.order, int32(len(t.vals)/max(width, 1)))
+			t.vals = append(t.vals, v...)
+			t.extra = append(t.extra, lx...)
+		}
+	}
+	return t, func(i, j int) bool { return t.compare(p, int(t.order[i]), int(t.order[j])) == 0 }, true
 }
 
 // counted answers the counts that need no walk: notes by label (MATCH (n)
