@@ -35,8 +35,8 @@
 //
 // A snapshot never changes, so POST /query and POST /retrieve keep their
 // recent successful answers by vault, snapshot and request body (answers,
-// Options.AnswerCache) and send one again, marked X-Answer-Cache: hit,
-// without running anything.
+// Options.AnswerCache), once one has been computed twice, and send it
+// again, marked X-Answer-Cache: hit, without running anything.
 //
 // Request bodies are JSON objects sent as application/json (415
 // otherwise, which also keeps web pages from posting to a loopback server
