@@ -68,7 +68,7 @@ func (b *Builtin) Batch() (size, concurrency int) { return 64, b.procs }
 func (b *Builtin) Embed(ctx context.Context, _ Task, texts []string) ([][]float32, error) {
 	fz, _ := b.pool.Get().(*featurizer)
 	if fz == nil {
-		fz = &featurizer{}
+		fz = newFeaturizer()
 	}
 	defer b.pool.Put(fz)
 	out := make([][]float32, len(texts))
@@ -80,13 +80,14 @@ func (b *Builtin) Embed(ctx context.Context, _ Task, texts []string) ([][]float3
 			}
 		}
 		out[i] = flat[i*b.dims : (i+1)*b.dims : (i+1)*b.dims]
-		fz.embed(t, out[i])
+		fz.embed(fz.runes.nfkc(t), out[i])
 	}
 	return out, nil
 }
 
 // featurizer holds the scratch space of one embedding.
 type featurizer struct {
+	runes                 *runeTable
 	tok                   []rune
 	framed                []rune // the word being split into n-grams, framed by '<' and '>'
 	words, bigrams, grams []uint64
@@ -96,6 +97,10 @@ type featurizer struct {
 	counts                counter
 }
 
+func newFeaturizer() *featurizer { return &featurizer{runes: runes()} }
+
+// embed writes the lexical vector of text, in NFKC already
+// (fz.runes.nfkc), into out.
 func (fz *featurizer) embed(text string, out []float32) {
 	fz.words, fz.bigrams, fz.grams, fz.stops = fz.words[:0], fz.bigrams[:0], fz.grams[:0], fz.stops[:0]
 	fz.extract(text)

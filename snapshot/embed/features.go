@@ -3,8 +3,6 @@ package embed
 import (
 	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 )
 
 // Seeds keep the hash spaces of the feature groups apart.
@@ -15,16 +13,14 @@ const (
 	seedStem   = 0x27d4eb2f165667c5
 )
 
-// extract appends the features of text to fz.words, fz.bigrams and
-// fz.grams. Words are runs of letters, marks and digits, case-folded after
-// NFKC normalisation; every Han, Hiragana, Katakana or Thai character is a
+// extract appends the features of text, in NFKC already (fz.runes.nfkc),
+// to fz.words, fz.bigrams and fz.grams. Words are runs of letters, marks
+// and digits, case-folded; every Han, Hiragana, Katakana or Thai character is a
 // word of its own, since those scripts do not separate words with spaces
 // (their word pairs then act as character bigrams). Stop words count only
 // inside word pairs, unless the text has no other words.
 func (fz *featurizer) extract(text string) {
-	if !isASCII(text) {
-		text = norm.NFKC.String(text)
-	}
+	rt := fz.runes
 	var prev uint64
 	havePrev, prevStop := false, false
 	emit := func() {
@@ -64,14 +60,17 @@ func (fz *featurizer) extract(text string) {
 			default:
 				emit()
 			}
-		case isSingleCharWord(r):
-			emit()
-			fz.tok = append(fz.tok, r)
-			emit()
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
-			fz.tok = append(fz.tok, fold(r))
 		default:
-			emit()
+			switch ri := rt.info(r); {
+			case ri&runeSingle != 0:
+				emit()
+				fz.tok = append(fz.tok, r)
+				emit()
+			case ri&runeWord != 0:
+				fz.tok = append(fz.tok, ri.fold(r))
+			default:
+				emit()
+			}
 		}
 	}
 	emit()

@@ -7,10 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
-	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/snapshot/embed/wordvec"
@@ -130,7 +127,7 @@ func (s *Static) Batch() (size, concurrency int) { return 64, s.procs }
 func (s *Static) Embed(ctx context.Context, _ Task, texts []string) ([][]float32, error) {
 	fz, _ := s.pool.Get().(*featurizer)
 	if fz == nil {
-		fz = &featurizer{}
+		fz = newFeaturizer()
 	}
 	defer s.pool.Put(fz)
 	out := make([][]float32, len(texts))
@@ -143,11 +140,7 @@ func (s *Static) Embed(ctx context.Context, _ Task, texts []string) ([][]float32
 		}
 		v := flat[i*s.dims : (i+1)*s.dims : (i+1)*s.dims]
 		d := s.table.Dims
-		if !isASCII(t) {
-			// Once for both halves: the lexical features' own check then
-			// finds the text normalised already and does not copy it.
-			t = norm.NFKC.String(t)
-		}
+		t = fz.runes.nfkc(t) // once for both halves
 		s.wordVectors(fz, t, v[:d])
 		if s.lexDims > 0 {
 			fz.embed(t, v[d:])
@@ -173,7 +166,7 @@ func scale(v []float32, w float32) {
 // has none of the words.
 func (s *Static) wordVectors(fz *featurizer, text string, out []float32) {
 	clear(out)
-	t := s.table
+	t, rt := s.table, fz.runes
 	found := false
 	add := func(word []byte) {
 		r := t.LookupBytes(word)
@@ -203,8 +196,8 @@ func (s *Static) wordVectors(fz *featurizer, text string, out []float32) {
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
 		i += size
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) {
-			word = utf8.AppendRune(word, fold(r))
+		if ri := rt.info(r); ri&runeWord != 0 {
+			word = utf8.AppendRune(word, ri.fold(r))
 			continue
 		}
 		if len(word) > 0 {
