@@ -88,15 +88,22 @@ func (fz *featurizer) addGrams() {
 	}
 	w := append(append(append(fz.framed[:0], '<'), fz.tok...), '>')
 	fz.framed = w
-	n := len(w)
-	for size := 3; size <= 5 && size <= n; size++ {
-		for start := 0; start+size <= n; start++ {
-			h := uint64(seedGram) ^ uint64(size)
-			for _, r := range w[start : start+size] {
-				h = (h ^ uint64(r)) * 0x100000001b3
-			}
-			fz.grams = append(fz.grams, mix(h))
-		}
+	// FNV-1a of each gram, seeded by its size; one loop per size (in the
+	// order 3, 4, 5, which the counts' order depends on) with the runes
+	// of a gram read at once.
+	const p = 0x100000001b3
+	h3, h4, h5 := uint64(seedGram)^3, uint64(seedGram)^4, uint64(seedGram)^5
+	for i := 0; i+3 <= len(w); i++ {
+		g := w[i : i+3 : i+3]
+		fz.grams = append(fz.grams, mix((((h3^uint64(g[0]))*p^uint64(g[1]))*p^uint64(g[2]))*p))
+	}
+	for i := 0; i+4 <= len(w); i++ {
+		g := w[i : i+4 : i+4]
+		fz.grams = append(fz.grams, mix(((((h4^uint64(g[0]))*p^uint64(g[1]))*p^uint64(g[2]))*p^uint64(g[3]))*p))
+	}
+	for i := 0; i+5 <= len(w); i++ {
+		g := w[i : i+5 : i+5]
+		fz.grams = append(fz.grams, mix((((((h5^uint64(g[0]))*p^uint64(g[1]))*p^uint64(g[2]))*p^uint64(g[3]))*p^uint64(g[4]))*p))
 	}
 }
 
