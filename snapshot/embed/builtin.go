@@ -125,9 +125,9 @@ func (fz *featurizer) addGroup(out []float32, feats []uint64, w float32) {
 	dims := uint64(len(g))
 	c := &fz.counts
 	c.count(feats)
-	for _, slot := range c.used {
-		h := c.keys[slot]
-		v := logTF(c.n[slot])
+	for _, e := range c.counted {
+		h := e.key
+		v := logTF(e.n)
 		if h&1 == 1 {
 			v = -v
 		}
@@ -158,11 +158,19 @@ var logTFs = func() (t [256]float32) {
 }()
 
 // counter counts distinct feature hashes in an open-addressing table:
-// sorting them cost most of the embedder's time.
+// sorting them cost most of the embedder's time. The table's slots point
+// into a list of the distinct features in first-seen order (the order
+// their terms are summed in, which the vector's bits depend on), so that
+// probing reads 8 bytes a slot and summing reads the list in order.
 type counter struct {
-	keys []uint64
-	n    []uint32
-	used []int // occupied slots, in first-seen order
+	slots   []uint64  // the top 32 bits of the feature, then its index in counted plus 1; 0 when empty
+	counted []counted // distinct features, in first-seen order
+}
+
+type counted struct {
+	key  uint64 // the feature hash, 1 for 0
+	n    uint32 // times seen
+	slot uint32
 }
 
 func (c *counter) count(feats []uint64) {
@@ -170,30 +178,35 @@ func (c *counter) count(feats []uint64) {
 	for size < 2*len(feats) {
 		size *= 2
 	}
-	if len(c.keys) < size {
-		c.keys, c.n = make([]uint64, size), make([]uint32, size)
+	if len(c.slots) < size {
+		c.slots = make([]uint64, size)
 	} else {
-		for _, s := range c.used {
-			c.keys[s] = 0
+		for _, e := range c.counted {
+			c.slots[e.slot] = 0
 		}
-		size = len(c.keys)
+		size = len(c.slots)
 	}
-	c.used = c.used[:0]
+	c.counted = c.counted[:0]
 	mask := uint64(size - 1)
 	for _, h := range feats {
 		if h == 0 {
 			h = 1 // 0 marks an empty slot
 		}
-		i := h & mask
-		for c.keys[i] != 0 && c.keys[i] != h {
-			i = (i + 1) & mask
+		tag := h &^ (1<<32 - 1)
+		for i := h & mask; ; i = (i + 1) & mask {
+			s := c.slots[i]
+			if s == 0 {
+				c.slots[i] = tag | uint64(len(c.counted)+1)
+				c.counted = append(c.counted, counted{key: h, n: 1, slot: uint32(i)})
+				break
+			}
+			if s&^(1<<32-1) == tag {
+				if e := &c.counted[uint32(s)-1]; e.key == h {
+					e.n++
+					break
+				}
+			}
 		}
-		if c.keys[i] == h {
-			c.n[i]++
-			continue
-		}
-		c.keys[i], c.n[i] = h, 1
-		c.used = append(c.used, int(i))
 	}
 }
 
