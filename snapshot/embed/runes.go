@@ -4,12 +4,14 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/text/unicode/norm"
 )
 
 // runeInfo is what the tokenizers need to know of a rune, packed in one
-// int32: its classes in the low byte, and fold(r)-r above them. Looking it
+// int32: its classes in bits 0-3, its canonical combining class in bits
+// 4-11 (for runeMark), and fold(r)-r above them. Looking it
 // up in a table replaced unicode.IsLetter, IsDigit, Is(Mn), In and ToLower,
 // each a binary search over range tables, which cost a fifth of the
 // static embedder's time on a vault in many languages.
@@ -23,9 +25,16 @@ const (
 	// runeStable marks runes that NFKC leaves alone wherever they stand
 	// (see nfkcStable).
 	runeStable
+	// runeMark marks the combining marks that NFKC leaves alone after a
+	// starter and marks of no higher combining class (see nfkcMark).
+	runeMark
 
-	runeFoldShift = 8
+	runeCCCShift  = 4
+	runeFoldShift = 12
 )
+
+// ccc is the canonical combining class of a runeMark.
+func (ri runeInfo) ccc() uint8 { return uint8(ri >> runeCCCShift) }
 
 // fold is fold(r), r the rune ri describes.
 func (ri runeInfo) fold(r rune) rune { return r + rune(ri>>runeFoldShift) }
@@ -81,6 +90,9 @@ func classify(r rune) runeInfo {
 	if nfkcStable(r) {
 		ri |= runeStable
 	}
+	if ccc, ok := nfkcMark(r); ok {
+		ri |= runeMark | runeInfo(ccc)<<runeCCCShift
+	}
 	return ri | runeInfo(fold(r)-r)<<runeFoldShift
 }
 
@@ -100,21 +112,61 @@ func nfkcStable(r rune) bool {
 	return p.CCC() == 0 && p.LeadCCC() == 0 && p.BoundaryBefore() && norm.NFKC.QuickSpan(b) == len(b)
 }
 
-// nfkc returns norm.NFKC.String(text). A text whose runes are all ASCII
-// or nfkcStable (most text in most scripts) is returned as it is after one
-// table look-up per rune, cheaper than norm's own check; any other text
-// (and invalid UTF-8, which norm treats in its own way) goes to norm.
+// nfkcMark reports whether r is a combining mark (combining class ccc,
+// not 0) without a decomposition that NFKC keeps (no Maybe or No quick
+// check): norm's quick check passes it after a starter, or after marks of
+// a class no higher, as long as fewer than 30 non-starters follow one
+// another (UAX #15, Stream-Safe Text Format).
+func nfkcMark(r rune) (ccc uint8, ok bool) {
+	if !utf8.ValidRune(r) {
+		return 0, false
+	}
+	var buf [utf8.UTFMax]byte
+	b := utf8.AppendRune(buf[:0], r)
+	p := norm.NFKC.Properties(b)
+	c := p.CCC()
+	return c, c != 0 && p.LeadCCC() == c && p.TrailCCC() == c && p.Decomposition() == nil &&
+		norm.NFKC.QuickSpan(b) == len(b)
+}
+
+// maxMarks bounds the marks after a starter that nfkc passes: norm counts
+// up to 3 non-starters in a starter's decomposition, and more than 30 in a
+// row make it insert U+034F.
+const maxMarks = 30 - 3
+
+// nfkc returns norm.NFKC.String(text). It runs norm's quick check with a
+// table: ASCII, runeStable runes and runeMark runes in canonical order
+// after them pass with one look-up each, and the text is returned as it
+// is (most text in most scripts). At the first other rune (or invalid
+// UTF-8, which norm treats in its own way) the rest of the text from the
+// starter before it goes to norm: text before a starter that combines
+// with nothing before it normalises on its own, and is in NFKC already.
 func (t *runeTable) nfkc(text string) string {
+	start, lastCC, marks := 0, uint8(0), 0 // the last starter, and the marks after it
 	for i := 0; i < len(text); {
 		if text[i] < utf8.RuneSelf {
+			start, lastCC, marks = i, 0, 0
 			i++
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
-		if size == 1 || t.info(r)&runeStable == 0 {
-			return norm.NFKC.String(text)
+		ri := t.info(r)
+		switch {
+		case size == 1:
+		case ri&runeStable != 0:
+			start, lastCC, marks = i, 0, 0
+			i += size
+			continue
+		case ri&runeMark != 0 && ri.ccc() >= lastCC && marks < maxMarks:
+			lastCC, marks = ri.ccc(), marks+1
+			i += size
+			continue
 		}
-		i += size
+		rest := norm.NFKC.String(text[start:])
+		if len(rest) == len(text)-start && unsafe.StringData(rest) == unsafe.StringData(text[start:]) {
+			return text // norm returns a text in NFKC as it is
+		}
+		return text[:start] + rest
 	}
 	return text
 }
