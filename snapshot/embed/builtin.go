@@ -93,8 +93,14 @@ type featurizer struct {
 	words, bigrams, grams []uint64
 	stops                 []uint64
 	group                 []float32
-	bytes                 []byte // a word being looked up (Static)
-	counts                counter
+	// Static's word vectors, summed by extract when wv is set: the word
+	// being built (its runes case-folded, in UTF-8), where the sum goes,
+	// and whether the table had any word.
+	wv      *Static
+	bytes   []byte
+	wvOut   []float32
+	wvFound bool
+	counts  counter
 }
 
 func newFeaturizer() *featurizer { return &featurizer{runes: runes()} }
@@ -104,6 +110,9 @@ func newFeaturizer() *featurizer { return &featurizer{runes: runes()} }
 func (fz *featurizer) embed(text string, out []float32) {
 	fz.words, fz.bigrams, fz.grams, fz.stops = fz.words[:0], fz.bigrams[:0], fz.grams[:0], fz.stops[:0]
 	fz.extract(text)
+	if len(out) == 0 {
+		return // Static with word vectors only
+	}
 	if len(fz.group) != len(out) {
 		fz.group = make([]float32, len(out))
 	}

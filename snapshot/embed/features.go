@@ -44,36 +44,58 @@ func (fz *featurizer) extract(text string) {
 		prev, havePrev, prevStop = h, true, stop
 		fz.tok = fz.tok[:0]
 	}
+	wv := fz.wv != nil
+	if wv {
+		fz.bytes = fz.bytes[:0]
+		clear(fz.wvOut)
+	}
 	for i := 0; i < len(text); {
-		r, size := rune(text[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(text[i:])
-		}
-		i += size
-		switch {
-		case r < utf8.RuneSelf:
+		if c := text[i]; c < utf8.RuneSelf {
+			i++
 			switch {
-			case 'a' <= r && r <= 'z', '0' <= r && r <= '9':
-				fz.tok = append(fz.tok, r)
-			case 'A' <= r && r <= 'Z':
-				fz.tok = append(fz.tok, r+'a'-'A')
+			case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			case 'A' <= c && c <= 'Z':
+				c += 'a' - 'A'
 			default:
 				emit()
+				if wv && len(fz.bytes) > 0 {
+					fz.addWordVector()
+				}
+				continue
 			}
+			fz.tok = append(fz.tok, rune(c))
+			if wv {
+				fz.bytes = append(fz.bytes, c)
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		i += size
+		ri := rt.info(r)
+		if wv {
+			// Word vectors' words do not split Han, Hiragana, Katakana
+			// and Thai into single characters.
+			if ri&runeWord != 0 {
+				fz.bytes = utf8.AppendRune(fz.bytes, ri.fold(r))
+			} else if len(fz.bytes) > 0 {
+				fz.addWordVector()
+			}
+		}
+		switch {
+		case ri&runeSingle != 0:
+			emit()
+			fz.tok = append(fz.tok, r)
+			emit()
+		case ri&runeWord != 0:
+			fz.tok = append(fz.tok, ri.fold(r))
 		default:
-			switch ri := rt.info(r); {
-			case ri&runeSingle != 0:
-				emit()
-				fz.tok = append(fz.tok, r)
-				emit()
-			case ri&runeWord != 0:
-				fz.tok = append(fz.tok, ri.fold(r))
-			default:
-				emit()
-			}
+			emit()
 		}
 	}
 	emit()
+	if wv && len(fz.bytes) > 0 {
+		fz.addWordVector()
+	}
 	// A text of stop words only ("to be or not to be") still has words.
 	if len(fz.words) == 0 {
 		fz.words = append(fz.words, fz.stops...)
