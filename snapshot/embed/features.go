@@ -135,6 +135,14 @@ func (fz *featurizer) addGrams() {
 // (their character n-grams still overlap).
 func stem(w []rune) []rune {
 	n := len(w)
+	if n < 4 {
+		return w
+	}
+	switch w[n-1] {
+	case 'g', 'd', 'y', 's': // the last letters of the suffixes below
+	default:
+		return w
+	}
 	has := func(suffix string) bool {
 		if n < len(suffix) {
 			return false
