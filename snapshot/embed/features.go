@@ -15,10 +15,13 @@ const (
 
 // extract appends the features of text, in NFKC already (fz.runes.nfkc),
 // to fz.words, fz.bigrams and fz.grams. Words are runs of letters, marks
-// and digits, case-folded; every Han, Hiragana, Katakana or Thai character is a
-// word of its own, since those scripts do not separate words with spaces
-// (their word pairs then act as character bigrams). Stop words count only
-// inside word pairs, unless the text has no other words.
+// and digits, case-folded; every Han, Hiragana, Katakana or Thai character
+// is a word of its own, since those scripts do not separate words with
+// spaces (their word pairs then act as character bigrams). Stop words
+// count only inside word pairs, unless the text has no other words.
+//
+// With fz.wv set it also writes the sum of the text's word vectors into
+// fz.wvOut (see addWordVector), in the same pass.
 func (fz *featurizer) extract(text string) {
 	rt := fz.runes
 	var prev uint64
@@ -180,15 +183,6 @@ func fold(r rune) rune {
 		return 'σ'
 	}
 	return unicode.ToLower(r)
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // hashRunes is FNV-1a over the runes, finished with a 64-bit mixer so that
