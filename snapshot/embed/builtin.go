@@ -68,7 +68,7 @@ func (b *Builtin) Batch() (size, concurrency int) { return 64, b.procs }
 func (b *Builtin) Embed(ctx context.Context, _ Task, texts []string) ([][]float32, error) {
 	fz, _ := b.pool.Get().(*featurizer)
 	if fz == nil {
-		fz = &featurizer{}
+		fz = newFeaturizer()
 	}
 	defer b.pool.Put(fz)
 	out := make([][]float32, len(texts))
@@ -80,25 +80,39 @@ func (b *Builtin) Embed(ctx context.Context, _ Task, texts []string) ([][]float3
 			}
 		}
 		out[i] = flat[i*b.dims : (i+1)*b.dims : (i+1)*b.dims]
-		fz.embed(t, out[i])
+		fz.embed(fz.runes.nfkc(t), out[i])
 	}
 	return out, nil
 }
 
 // featurizer holds the scratch space of one embedding.
 type featurizer struct {
+	runes                 *runeTable
 	tok                   []rune
 	framed                []rune // the word being split into n-grams, framed by '<' and '>'
 	words, bigrams, grams []uint64
 	stops                 []uint64
 	group                 []float32
-	bytes                 []byte // a word being looked up (Static)
-	counts                counter
+	// Static's word vectors, summed by extract when wv is set: the word
+	// being built (its runes case-folded, in UTF-8), where the sum goes,
+	// and whether the table had any word.
+	wv      *Static
+	bytes   []byte
+	wvOut   []float32
+	wvFound bool
+	counts  counter
 }
 
+func newFeaturizer() *featurizer { return &featurizer{runes: runes()} }
+
+// embed writes the lexical vector of text, in NFKC already
+// (fz.runes.nfkc), into out.
 func (fz *featurizer) embed(text string, out []float32) {
 	fz.words, fz.bigrams, fz.grams, fz.stops = fz.words[:0], fz.bigrams[:0], fz.grams[:0], fz.stops[:0]
 	fz.extract(text)
+	if len(out) == 0 {
+		return // Static with word vectors only
+	}
 	if len(fz.group) != len(out) {
 		fz.group = make([]float32, len(out))
 	}
@@ -120,9 +134,9 @@ func (fz *featurizer) addGroup(out []float32, feats []uint64, w float32) {
 	dims := uint64(len(g))
 	c := &fz.counts
 	c.count(feats)
-	for _, slot := range c.used {
-		h := c.keys[slot]
-		v := logTF(c.n[slot])
+	for _, e := range c.counted {
+		h := e.key
+		v := logTF(e.n)
 		if h&1 == 1 {
 			v = -v
 		}
@@ -153,11 +167,19 @@ var logTFs = func() (t [256]float32) {
 }()
 
 // counter counts distinct feature hashes in an open-addressing table:
-// sorting them cost most of the embedder's time.
+// sorting them cost most of the embedder's time. The table's slots point
+// into a list of the distinct features in first-seen order (the order
+// their terms are summed in, which the vector's bits depend on), so that
+// probing reads 8 bytes a slot and summing reads the list in order.
 type counter struct {
-	keys []uint64
-	n    []uint32
-	used []int // occupied slots, in first-seen order
+	slots   []uint64  // the top 32 bits of the feature, then its index in counted plus 1; 0 when empty
+	counted []counted // distinct features, in first-seen order
+}
+
+type counted struct {
+	key  uint64 // the feature hash, 1 for 0
+	n    uint32 // times seen
+	slot uint32
 }
 
 func (c *counter) count(feats []uint64) {
@@ -165,30 +187,35 @@ func (c *counter) count(feats []uint64) {
 	for size < 2*len(feats) {
 		size *= 2
 	}
-	if len(c.keys) < size {
-		c.keys, c.n = make([]uint64, size), make([]uint32, size)
+	if len(c.slots) < size {
+		c.slots = make([]uint64, size)
 	} else {
-		for _, s := range c.used {
-			c.keys[s] = 0
+		for _, e := range c.counted {
+			c.slots[e.slot] = 0
 		}
-		size = len(c.keys)
+		size = len(c.slots)
 	}
-	c.used = c.used[:0]
+	c.counted = c.counted[:0]
 	mask := uint64(size - 1)
 	for _, h := range feats {
 		if h == 0 {
 			h = 1 // 0 marks an empty slot
 		}
-		i := h & mask
-		for c.keys[i] != 0 && c.keys[i] != h {
-			i = (i + 1) & mask
+		tag := h &^ (1<<32 - 1)
+		for i := h & mask; ; i = (i + 1) & mask {
+			s := c.slots[i]
+			if s == 0 {
+				c.slots[i] = tag | uint64(len(c.counted)+1)
+				c.counted = append(c.counted, counted{key: h, n: 1, slot: uint32(i)})
+				break
+			}
+			if s&^(1<<32-1) == tag {
+				if e := &c.counted[uint32(s)-1]; e.key == h {
+					e.n++
+					break
+				}
+			}
 		}
-		if c.keys[i] == h {
-			c.n[i]++
-			continue
-		}
-		c.keys[i], c.n[i] = h, 1
-		c.used = append(c.used, int(i))
 	}
 }
 

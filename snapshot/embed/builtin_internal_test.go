@@ -15,11 +15,12 @@ func TestCounterMatchesMap(t *testing.T) {
 		"",
 	}
 	for _, text := range texts {
-		fz := &featurizer{}
+		fz := newFeaturizer()
+		text = fz.runes.nfkc(text)
 		got := make([]float32, 64)
 		fz.embed(text, got)
 
-		ref := &featurizer{}
+		ref := newFeaturizer()
 		ref.extract(text)
 		want := make([]float32, 64)
 		for _, grp := range []struct {

@@ -3,8 +3,6 @@ package embed
 import (
 	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 )
 
 // Seeds keep the hash spaces of the feature groups apart.
@@ -15,16 +13,17 @@ const (
 	seedStem   = 0x27d4eb2f165667c5
 )
 
-// extract appends the features of text to fz.words, fz.bigrams and
-// fz.grams. Words are runs of letters, marks and digits, case-folded after
-// NFKC normalisation; every Han, Hiragana, Katakana or Thai character is a
-// word of its own, since those scripts do not separate words with spaces
-// (their word pairs then act as character bigrams). Stop words count only
-// inside word pairs, unless the text has no other words.
+// extract appends the features of text, in NFKC already (fz.runes.nfkc),
+// to fz.words, fz.bigrams and fz.grams. Words are runs of letters, marks
+// and digits, case-folded; every Han, Hiragana, Katakana or Thai character
+// is a word of its own, since those scripts do not separate words with
+// spaces (their word pairs then act as character bigrams). Stop words
+// count only inside word pairs, unless the text has no other words.
+//
+// With fz.wv set it also writes the sum of the text's word vectors into
+// fz.wvOut (see addWordVector), in the same pass.
 func (fz *featurizer) extract(text string) {
-	if !isASCII(text) {
-		text = norm.NFKC.String(text)
-	}
+	rt := fz.runes
 	var prev uint64
 	havePrev, prevStop := false, false
 	emit := func() {
@@ -32,7 +31,7 @@ func (fz *featurizer) extract(text string) {
 			return
 		}
 		h := hashRunes(seedWord, fz.tok)
-		stop := stopwords[h]
+		stop := len(fz.tok) <= maxStopLen && stopwords.has(h)
 		if !stop {
 			fz.words = append(fz.words, h)
 			if st := stem(fz.tok); len(st) < len(fz.tok) {
@@ -48,33 +47,58 @@ func (fz *featurizer) extract(text string) {
 		prev, havePrev, prevStop = h, true, stop
 		fz.tok = fz.tok[:0]
 	}
+	wv := fz.wv != nil
+	if wv {
+		fz.bytes = fz.bytes[:0]
+		clear(fz.wvOut)
+	}
 	for i := 0; i < len(text); {
-		r, size := rune(text[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(text[i:])
-		}
-		i += size
-		switch {
-		case r < utf8.RuneSelf:
+		if c := text[i]; c < utf8.RuneSelf {
+			i++
 			switch {
-			case 'a' <= r && r <= 'z', '0' <= r && r <= '9':
-				fz.tok = append(fz.tok, r)
-			case 'A' <= r && r <= 'Z':
-				fz.tok = append(fz.tok, r+'a'-'A')
+			case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			case 'A' <= c && c <= 'Z':
+				c += 'a' - 'A'
 			default:
 				emit()
+				if wv && len(fz.bytes) > 0 {
+					fz.addWordVector()
+				}
+				continue
 			}
-		case isSingleCharWord(r):
+			fz.tok = append(fz.tok, rune(c))
+			if wv {
+				fz.bytes = append(fz.bytes, c)
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		i += size
+		ri := rt.info(r)
+		if wv {
+			// Word vectors' words do not split Han, Hiragana, Katakana
+			// and Thai into single characters.
+			if ri&runeWord != 0 {
+				fz.bytes = utf8.AppendRune(fz.bytes, ri.fold(r))
+			} else if len(fz.bytes) > 0 {
+				fz.addWordVector()
+			}
+		}
+		switch {
+		case ri&runeSingle != 0:
 			emit()
 			fz.tok = append(fz.tok, r)
 			emit()
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
-			fz.tok = append(fz.tok, fold(r))
+		case ri&runeWord != 0:
+			fz.tok = append(fz.tok, ri.fold(r))
 		default:
 			emit()
 		}
 	}
 	emit()
+	if wv && len(fz.bytes) > 0 {
+		fz.addWordVector()
+	}
 	// A text of stop words only ("to be or not to be") still has words.
 	if len(fz.words) == 0 {
 		fz.words = append(fz.words, fz.stops...)
@@ -89,15 +113,22 @@ func (fz *featurizer) addGrams() {
 	}
 	w := append(append(append(fz.framed[:0], '<'), fz.tok...), '>')
 	fz.framed = w
-	n := len(w)
-	for size := 3; size <= 5 && size <= n; size++ {
-		for start := 0; start+size <= n; start++ {
-			h := uint64(seedGram) ^ uint64(size)
-			for _, r := range w[start : start+size] {
-				h = (h ^ uint64(r)) * 0x100000001b3
-			}
-			fz.grams = append(fz.grams, mix(h))
-		}
+	// FNV-1a of each gram, seeded by its size; one loop per size (in the
+	// order 3, 4, 5, which the counts' order depends on) with the runes
+	// of a gram read at once.
+	const p = 0x100000001b3
+	h3, h4, h5 := uint64(seedGram)^3, uint64(seedGram)^4, uint64(seedGram)^5
+	for i := 0; i+3 <= len(w); i++ {
+		g := w[i : i+3 : i+3]
+		fz.grams = append(fz.grams, mix((((h3^uint64(g[0]))*p^uint64(g[1]))*p^uint64(g[2]))*p))
+	}
+	for i := 0; i+4 <= len(w); i++ {
+		g := w[i : i+4 : i+4]
+		fz.grams = append(fz.grams, mix(((((h4^uint64(g[0]))*p^uint64(g[1]))*p^uint64(g[2]))*p^uint64(g[3]))*p))
+	}
+	for i := 0; i+5 <= len(w); i++ {
+		g := w[i : i+5 : i+5]
+		fz.grams = append(fz.grams, mix((((((h5^uint64(g[0]))*p^uint64(g[1]))*p^uint64(g[2]))*p^uint64(g[3]))*p^uint64(g[4]))*p))
 	}
 }
 
@@ -107,6 +138,14 @@ func (fz *featurizer) addGrams() {
 // (their character n-grams still overlap).
 func stem(w []rune) []rune {
 	n := len(w)
+	if n < 4 {
+		return w
+	}
+	switch w[n-1] {
+	case 'g', 'd', 'y', 's': // the last letters of the suffixes below
+	default:
+		return w
+	}
 	has := func(suffix string) bool {
 		if n < len(suffix) {
 			return false
@@ -146,15 +185,6 @@ func fold(r rune) rune {
 	return unicode.ToLower(r)
 }
 
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
 // hashRunes is FNV-1a over the runes, finished with a 64-bit mixer so that
 // both halves of the result are well spread.
 func hashRunes(seed uint64, rs []rune) uint64 {
@@ -177,8 +207,8 @@ func mix(x uint64) uint64 {
 
 // stopwords are frequent English function words, by word hash. They carry
 // little about a passage alone, so they count only inside word pairs.
-var stopwords = func() map[uint64]bool {
-	m := map[uint64]bool{}
+var stopwords = func() *hashSet {
+	set := &hashSet{}
 	for _, w := range []string{
 		"a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "did", "do", "does",
 		"for", "from", "had", "has", "have", "he", "her", "his", "how", "i", "if", "in", "into", "is",
@@ -186,7 +216,35 @@ var stopwords = func() map[uint64]bool {
 		"their", "them", "then", "there", "these", "they", "this", "to", "us", "was", "we", "were",
 		"what", "when", "where", "which", "who", "why", "will", "with", "you", "your",
 	} {
-		m[hashRunes(seedWord, []rune(w))] = true
+		if len(w) > maxStopLen {
+			panic("stop word " + w + " is longer than maxStopLen")
+		}
+		set.add(hashRunes(seedWord, []rune(w)))
 	}
-	return m
+	return set
 }()
+
+// maxStopLen is the length of the longest stop word: longer words (most
+// words) are not looked up.
+const maxStopLen = 5
+
+// hashSet is a set of the few dozen stop word hashes, by open addressing
+// (a map[uint64]bool cost a quarter of the word features' time).
+type hashSet struct{ slots [256]uint64 }
+
+func (s *hashSet) add(h uint64) {
+	i := h % uint64(len(s.slots))
+	for s.slots[i] != 0 && s.slots[i] != h {
+		i = (i + 1) % uint64(len(s.slots))
+	}
+	s.slots[i] = h
+}
+
+func (s *hashSet) has(h uint64) bool {
+	for i := h % uint64(len(s.slots)); s.slots[i] != 0; i = (i + 1) % uint64(len(s.slots)) {
+		if s.slots[i] == h {
+			return true
+		}
+	}
+	return false
+}

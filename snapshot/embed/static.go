@@ -7,10 +7,6 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
-	"unicode"
-	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/vaultgraph/vaultgraph/format"
 	"github.com/vaultgraph/vaultgraph/snapshot/embed/wordvec"
@@ -130,7 +126,8 @@ func (s *Static) Batch() (size, concurrency int) { return 64, s.procs }
 func (s *Static) Embed(ctx context.Context, _ Task, texts []string) ([][]float32, error) {
 	fz, _ := s.pool.Get().(*featurizer)
 	if fz == nil {
-		fz = &featurizer{}
+		fz = newFeaturizer()
+		fz.wv = s
 	}
 	defer s.pool.Put(fz)
 	out := make([][]float32, len(texts))
@@ -143,14 +140,12 @@ func (s *Static) Embed(ctx context.Context, _ Task, texts []string) ([][]float32
 		}
 		v := flat[i*s.dims : (i+1)*s.dims : (i+1)*s.dims]
 		d := s.table.Dims
-		if !isASCII(t) {
-			// Once for both halves: the lexical features' own check then
-			// finds the text normalised already and does not copy it.
-			t = norm.NFKC.String(t)
-		}
-		s.wordVectors(fz, t, v[:d])
-		if s.lexDims > 0 {
-			fz.embed(t, v[d:])
+		// One pass over the text for both halves: the lexical features'
+		// tokenizer sums the word vectors too.
+		fz.wvOut, fz.wvFound = v[:d], false
+		fz.embed(fz.runes.nfkc(t), v[d:])
+		if fz.wvFound {
+			s.removeCommon(v[:d])
 		}
 		scale(v[:d], s.semW)
 		scale(v[d:], s.lexW)
@@ -166,65 +161,29 @@ func scale(v []float32, w float32) {
 	}
 }
 
-// wordVectors writes the unit SIF vector of text (NFKC-normalised) into
-// out: the
-// SIF-weighted sum of the vectors of its words that the table has, minus
-// its projection on the common direction. It stays zero when the table
-// has none of the words.
-func (s *Static) wordVectors(fz *featurizer, text string, out []float32) {
-	clear(out)
+// addWordVector adds the SIF-weighted vector of fz.bytes, the word the
+// tokenizer just ended (NFKC, case-folded, in UTF-8), to fz.wvOut, if the
+// table has the word, and empties fz.bytes.
+func (fz *featurizer) addWordVector() {
+	t := fz.wv.table
+	if r := t.LookupBytes(fz.bytes); r >= 0 {
+		fz.wvFound = true
+		addScaled(fz.wvOut, t.Row(r), fz.wv.weighted[r])
+	}
+	fz.bytes = fz.bytes[:0]
+}
+
+// removeCommon makes v, the sum of a text's word vectors, its unit SIF
+// vector: the sum minus its projection on the common direction,
+// normalised.
+func (s *Static) removeCommon(v []float32) {
 	t := s.table
-	found := false
-	add := func(word []byte) {
-		r := t.LookupBytes(word)
-		if r < 0 {
-			return
-		}
-		found = true
-		addScaled(out, t.Row(r), s.weighted[r])
-	}
-	word := fz.bytes[:0]
-	for i := 0; i < len(text); {
-		c := text[i]
-		if c < utf8.RuneSelf {
-			i++
-			switch {
-			case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
-				word = append(word, c)
-			case 'A' <= c && c <= 'Z':
-				word = append(word, c+'a'-'A')
-			default:
-				if len(word) > 0 {
-					add(word)
-					word = word[:0]
-				}
-			}
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(text[i:])
-		i += size
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) {
-			word = utf8.AppendRune(word, fold(r))
-			continue
-		}
-		if len(word) > 0 {
-			add(word)
-			word = word[:0]
-		}
-	}
-	if len(word) > 0 {
-		add(word)
-	}
-	fz.bytes = word[:0]
-	if !found {
-		return
-	}
 	var p float32
 	for j, u := range t.Common {
-		p += out[j] * u
+		p += v[j] * u
 	}
 	for j, u := range t.Common {
-		out[j] -= p * u
+		v[j] -= p * u
 	}
-	normalize(out)
+	normalize(v)
 }

@@ -34,7 +34,7 @@ type Table struct {
 	// Sum is the hex sha256 of the table's body, as its header records.
 	Sum string
 
-	index  map[string]int32
+	index  *index
 	ranks  []uint32
 	scales []float32
 	q      []int8
@@ -81,14 +81,17 @@ func parse(b string) (*Table, error) {
 	// read-only data and lives as long as the program.
 	t.q = unsafe.Slice((*int8)(unsafe.Pointer(unsafe.StringData(body[off:]))), n*d)
 	off += n * d
-	t.index = make(map[string]int32, n)
+	words := body[off:]
+	t.index = newIndex(words, n)
+	off = 0
 	for i := range n {
-		if off >= len(body) || off+1+int(body[off]) > len(body) {
+		if off >= len(words) || off+1+int(words[off]) > len(words) {
 			return nil, fmt.Errorf("word-vector table: word list truncated at word %d", i)
 		}
-		l := int(body[off])
-		t.index[body[off+1:off+1+l]] = int32(i)
-		off += 1 + l
+		if err := t.index.add(off, i); err != nil {
+			return nil, err
+		}
+		off += 1 + int(words[off])
 	}
 	return t, nil
 }
@@ -97,20 +100,10 @@ func parse(b string) (*Table, error) {
 func (t *Table) Len() int { return len(t.ranks) }
 
 // Lookup returns the row of a lower-case word, or -1.
-func (t *Table) Lookup(word string) int32 {
-	if i, ok := t.index[word]; ok {
-		return i
-	}
-	return -1
-}
+func (t *Table) Lookup(word string) int32 { return find(t.index, word) }
 
 // LookupBytes is Lookup of a word held in bytes, without allocating.
-func (t *Table) LookupBytes(word []byte) int32 {
-	if i, ok := t.index[string(word)]; ok {
-		return i
-	}
-	return -1
-}
+func (t *Table) LookupBytes(word []byte) int32 { return find(t.index, word) }
 
 // Rank is row i's position in the vocabulary sorted by corpus frequency
 // (0 for "the").

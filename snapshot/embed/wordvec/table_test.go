@@ -2,6 +2,7 @@ package wordvec
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -76,5 +77,41 @@ func TestParseRefusesDamagedTables(t *testing.T) {
 		if _, err := parse(b); err == nil {
 			t.Errorf("%s: parsed", name)
 		}
+	}
+}
+
+// TestIndexFindsEveryWord checks the index against a map of the word
+// list: every word finds its row, in bytes as in a string, and words the
+// list lacks (prefixes, extensions, other cases) find none.
+func TestIndexFindsEveryWord(t *testing.T) {
+	tb, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]int32{}
+	words := tb.index.words
+	for i, off := 0, 0; i < tb.Len(); i++ {
+		l := int(words[off])
+		rows[words[off+1:off+1+l]] = int32(i)
+		off += 1 + l
+	}
+	if len(rows) < 99000 {
+		t.Fatalf("%d distinct words", len(rows))
+	}
+	for w, r := range rows {
+		if got := tb.Lookup(w); got != r {
+			t.Fatalf("Lookup(%q) = %d, want %d", w, got, r)
+		}
+		if got := tb.LookupBytes([]byte(w)); got != r {
+			t.Fatalf("LookupBytes(%q) = %d, want %d", w, got, r)
+		}
+		for _, other := range []string{w + "q", w[:len(w)-1], strings.ToUpper(w), w + w} {
+			if _, ok := rows[other]; !ok && tb.Lookup(other) != -1 {
+				t.Fatalf("Lookup(%q) = %d, want -1", other, tb.Lookup(other))
+			}
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { tb.LookupBytes([]byte("company")) }); n != 0 {
+		t.Errorf("LookupBytes allocates %v times", n)
 	}
 }
