@@ -2,6 +2,7 @@ package bm25
 
 import (
 	"bufio"
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -38,10 +39,11 @@ type Builder struct {
 	terms  []string
 	df     []uint32 // per term: how many documents hold it
 	// postings holds the terms of every document with their frequencies,
-	// document after document; ends[d] is where document d's postings end. One
-	// array without pointers, not a slice per term: encode sorts them by
-	// term.
-	postings []termFreq
+	// document after document, in blocks of postingBlock; ends[d] is where
+	// document d's postings end. Arrays without pointers that never move,
+	// not a slice per term: encode sorts them by term.
+	postings [][]termFreq
+	npost    int
 	ends     []int
 	lengths  []uint32
 	total    uint64
@@ -71,9 +73,14 @@ func (b *Builder) Add(id string, terms []string) {
 	b.digest.Write([]byte{'\n'})
 	for _, id := range b.countTerms(terms) {
 		b.df[id]++
-		b.postings = append(b.postings, termFreq{id, b.count[id]})
+		if b.npost%postingBlock == 0 {
+			b.postings = append(b.postings, make([]termFreq, 0, postingBlock))
+		}
+		last := &b.postings[len(b.postings)-1]
+		*last = append(*last, termFreq{id, b.count[id]})
+		b.npost++
 	}
-	b.ends = append(b.ends, len(b.postings))
+	b.ends = append(b.ends, b.npost)
 	b.lengths = append(b.lengths, uint32(len(terms)))
 	b.total += uint64(len(terms))
 }
@@ -149,6 +156,17 @@ func (b *Builder) WriteFile(path string) (_ *format.BM25, err error) {
 		Docs: len(b.lengths), Terms: e.nterms, Postings: e.npost, K1: DefaultK1, B: DefaultB}, nil
 }
 
+// termPrefix is the first 8 bytes of t, padded with zeros, big-endian:
+// the order of two prefixes that differ is the order of their terms.
+func termPrefix(t string) uint64 {
+	var b [8]byte
+	copy(b[:], t)
+	return binary.BigEndian.Uint64(b[:])
+}
+
+// postingBlock is how many postings a block of Builder.postings holds.
+const postingBlock = 1 << 16
+
 // termFreq is a term of a document and its frequency there.
 type termFreq struct {
 	term int32
@@ -165,27 +183,35 @@ func (b *Builder) encode() *encoded {
 		start[t+1] = start[t] + int(n)
 	}
 	next := slices.Clone(start[:len(b.terms)])
-	docs := make([]uint32, len(b.postings))
-	freqs := make([]uint32, len(b.postings))
+	docs := make([]uint32, b.npost)
+	freqs := make([]uint32, b.npost)
 	k := 0
 	for d, end := range b.ends {
 		for ; k < end; k++ {
-			p := b.postings[k]
+			p := b.postings[k/postingBlock][k%postingBlock]
 			docs[next[p.term]], freqs[next[p.term]] = uint32(d), p.tf
 			next[p.term]++
 		}
 	}
 	// Sorted as (term, id) pairs: comparing strings held in the slice
 	// sorted, not looked up through an index, is most of the sort.
+	// The first 8 bytes of each term, as a big-endian number, order most
+	// pairs without reading the strings.
 	type termOrder struct {
-		term string
-		id   int32
+		prefix uint64
+		term   string
+		id     int32
 	}
 	sorted := make([]termOrder, len(b.terms))
 	for i, t := range b.terms {
-		sorted[i] = termOrder{t, int32(i)}
+		sorted[i] = termOrder{termPrefix(t), t, int32(i)}
 	}
-	slices.SortFunc(sorted, func(x, y termOrder) int { return strings.Compare(x.term, y.term) })
+	slices.SortFunc(sorted, func(x, y termOrder) int {
+		if c := cmp.Compare(x.prefix, y.prefix); c != 0 {
+			return c
+		}
+		return strings.Compare(x.term, y.term)
+	})
 	order := make([]int32, len(sorted))
 	for i, t := range sorted {
 		order[i] = t.id
