@@ -38,6 +38,11 @@ type chunker struct {
 	context  string // the note's part of every chunk's context
 	chunks   []format.Chunk
 	blocks   []piece // section's, reused
+	keyBuf   []byte  // for format.EmbedTextKey
+	// ctx is the context of the chunks under ctxHeading (when ctxSet):
+	// made once for a section's chunks.
+	ctx, ctxHeading string
+	ctxSet          bool
 }
 
 // section chunks one section: its paragraphs (fenced code blocks count as
@@ -107,9 +112,14 @@ func (c *chunker) emit(s span, heading string) {
 	if s.start >= s.end {
 		return
 	}
-	ctx := ChunkContext(c.context, heading)
+	if !c.ctxSet || c.ctxHeading != heading {
+		c.ctx, c.ctxHeading, c.ctxSet = ChunkContext(c.context, heading), heading, true
+	}
+	ctx := c.ctx
 	text = c.text[s.start:s.end]
 	ord := len(c.chunks)
+	var key string
+	key, c.keyBuf = format.EmbedTextKey(c.keyBuf, ctx, text)
 	c.chunks = append(c.chunks, format.Chunk{
 		ID:         format.ChunkID(c.notePath, ord),
 		Note:       c.notePath,
@@ -120,7 +130,7 @@ func (c *chunker) emit(s span, heading string) {
 		Line:       int32(c.lt.lineAt(s.start)),
 		Context:    ctx,
 		Text:       text,
-		TextSHA256: format.TextKey(format.EmbedText(ctx, text)),
+		TextSHA256: key,
 	})
 }
 
