@@ -107,11 +107,9 @@ func (tk *Tokenizer) fold(run string) (_ string, kept bool) {
 	if f, ok := tk.folded[run]; ok {
 		return f, true
 	}
-	d := run
-	if norm.NFKD.QuickSpanString(run) < len(run) {
-		d = norm.NFKD.String(run)
-	}
-	tk.scratch = appendFolded(tk.scratch[:0], d)
+	// String returns run itself when it is decomposed already, after one
+	// quick check.
+	tk.scratch = appendFolded(tk.scratch[:0], norm.NFKD.String(run))
 	f := run // most words of scripts without case or marks
 	if string(tk.scratch) != run {
 		f = string(tk.scratch)
@@ -150,23 +148,27 @@ func appendFolded(dst []byte, d string) []byte {
 // unsafeString is b as a string without a copy, valid while b is unchanged.
 func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-// asciiClass tells the ASCII bytes of words apart.
-var asciiClass = func() (c [utf8.RuneSelf]uint8) {
+// asciiClass tells the ASCII bytes of words apart, and from the others.
+var asciiClass = func() (c [256]uint8) {
 	for b := range c {
 		switch {
 		case 'a' <= b && b <= 'z' || '0' <= b && b <= '9':
 			c[b] = lowerAlnum
 		case 'A' <= b && b <= 'Z':
 			c[b] = upper
+		case b >= utf8.RuneSelf:
+			c[b] = nonASCII
 		}
 	}
 	return c
 }()
 
+// Byte classes, as bits: a word's bytes are lowerAlnum|upper.
 const (
-	separator uint8 = iota
-	lowerAlnum
-	upper
+	separator  uint8 = 0
+	lowerAlnum uint8 = 1
+	upper      uint8 = 2
+	nonASCII   uint8 = 4
 )
 
 // asciiRun adds the ASCII bytes of src from i on and returns the offset
@@ -183,13 +185,17 @@ func (t *terms) asciiRun(i int) int {
 				i++ // flush would do nothing
 				continue
 			}
-			j, upperSeen := i+1, class == upper
-			for j < len(s) && s[j] < utf8.RuneSelf && asciiClass[s[j]] != separator {
-				upperSeen = upperSeen || asciiClass[s[j]] == upper
+			j, seen := i+1, class
+			for j < len(s) {
+				k := asciiClass[s[j]]
+				if k&(lowerAlnum|upper) == 0 {
+					break
+				}
+				seen |= k
 				j++
 			}
-			if j == len(s) || s[j] < utf8.RuneSelf {
-				if upperSeen {
+			if j == len(s) || asciiClass[s[j]] == separator {
+				if seen&upper != 0 {
 					t.lowerTerm(s[i:j])
 				} else {
 					t.term(s[i:j])
