@@ -72,5 +72,18 @@ func TextKey(s string) string {
 	return hex.EncodeToString(sum[:TextKeyBytes])
 }
 
+// EmbedTextKey returns TextKey(EmbedText(context, text)), building the
+// text in buf instead of a new string (and without TextKey's copy of it),
+// and buf, grown, for the next call.
+func EmbedTextKey(buf []byte, context, text string) (string, []byte) {
+	buf = buf[:0]
+	if context != "" {
+		buf = append(append(buf, context...), "\n\n"...)
+	}
+	buf = append(buf, text...)
+	sum := sha256.Sum256(buf)
+	return hex.EncodeToString(sum[:TextKeyBytes]), buf
+}
+
 // DefaultChunkChars is the target chunk size in characters.
 const DefaultChunkChars = 1500

@@ -273,3 +273,16 @@ func TestSkipped(t *testing.T) {
 		t.Error("Skipped(c.md): no warning names it")
 	}
 }
+
+// TestEmbedTextKey: EmbedTextKey is TextKey of EmbedText, whatever the
+// buffer held before.
+func TestEmbedTextKey(t *testing.T) {
+	buf := []byte("left over from a longer text than any below")
+	for _, c := range [][2]string{{"", "text"}, {"Note: A", "text"}, {"Note: A", ""}, {"", ""}, {"ctx\nSection: B", "é日本\n\nmore"}} {
+		var got string
+		got, buf = EmbedTextKey(buf, c[0], c[1])
+		if want := TextKey(EmbedText(c[0], c[1])); got != want {
+			t.Errorf("EmbedTextKey(%q, %q) = %s, want %s", c[0], c[1], got, want)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package note
 import (
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/vaultgraph/vaultgraph/format"
 )
@@ -22,6 +21,12 @@ const (
 // span is a byte range of the note's text.
 type span struct{ start, end int }
 
+// piece is a span to pack and how many runes it holds.
+type piece struct {
+	span
+	runes int
+}
+
 // chunker cuts the sections of a note's body into chunks of at most target
 // runes.
 type chunker struct {
@@ -32,12 +37,18 @@ type chunker struct {
 	target   int
 	context  string // the note's part of every chunk's context
 	chunks   []format.Chunk
+	blocks   []piece // section's, reused
+	keyBuf   []byte  // for format.EmbedTextKey
+	// ctx is the context of the chunks under ctxHeading (when ctxSet):
+	// made once for a section's chunks.
+	ctx, ctxHeading string
+	ctxSet          bool
 }
 
 // section chunks one section: its paragraphs (fenced code blocks count as
 // one paragraph, blank lines and all), merged up to the target size.
 func (c *chunker) section(s section) {
-	var blocks []span
+	blocks := c.blocks[:0]
 	open := -1
 	for n := s.firstLine; n <= s.lastLine; n++ {
 		start, end := c.lt.span(n)
@@ -46,17 +57,21 @@ func (c *chunker) section(s section) {
 			continue
 		}
 		if open < 0 {
-			blocks = append(blocks, span{start, end})
+			blocks = append(blocks, piece{span: span{start, end}})
 			open = len(blocks) - 1
 		}
 		blocks[open].end = end
 	}
+	for i := range blocks {
+		blocks[i].runes = runeCount(c.text[blocks[i].start:blocks[i].end])
+	}
+	c.blocks = blocks
 	c.pack(blocks, levelBlock, s.heading)
 }
 
 // pack merges consecutive pieces into chunks of at most target runes. A
 // piece larger than that on its own is split at the next finer level.
-func (c *chunker) pack(pieces []span, level int, heading string) {
+func (c *chunker) pack(pieces []piece, level int, heading string) {
 	cur, count := span{-1, -1}, 0
 	flush := func() {
 		if cur.start >= 0 {
@@ -65,18 +80,20 @@ func (c *chunker) pack(pieces []span, level int, heading string) {
 		cur, count = span{-1, -1}, 0
 	}
 	for _, p := range pieces {
-		n := utf8.RuneCountInString(c.text[p.start:p.end])
+		n := p.runes
 		switch {
 		case n > c.target && level < levelRune:
 			flush()
-			c.pack(c.split(p, level+1), level+1, heading)
+			c.pack(c.split(p.span, level+1), level+1, heading)
 		case cur.start < 0:
-			cur, count = p, n
+			cur, count = p.span, n
 		default:
-			add := utf8.RuneCountInString(c.text[cur.end:p.end])
+			// The runes from the end of cur to the end of p: those
+			// between (blank lines between blocks), then p's.
+			add := runeCount(c.text[cur.end:p.start]) + n
 			if count+add > c.target {
 				flush()
-				cur, count = p, n
+				cur, count = p.span, n
 				continue
 			}
 			cur.end, count = p.end, count+add
@@ -95,9 +112,14 @@ func (c *chunker) emit(s span, heading string) {
 	if s.start >= s.end {
 		return
 	}
-	ctx := ChunkContext(c.context, heading)
+	if !c.ctxSet || c.ctxHeading != heading {
+		c.ctx, c.ctxHeading, c.ctxSet = ChunkContext(c.context, heading), heading, true
+	}
+	ctx := c.ctx
 	text = c.text[s.start:s.end]
 	ord := len(c.chunks)
+	var key string
+	key, c.keyBuf = format.EmbedTextKey(c.keyBuf, ctx, text)
 	c.chunks = append(c.chunks, format.Chunk{
 		ID:         format.ChunkID(c.notePath, ord),
 		Note:       c.notePath,
@@ -108,7 +130,7 @@ func (c *chunker) emit(s span, heading string) {
 		Line:       int32(c.lt.lineAt(s.start)),
 		Context:    ctx,
 		Text:       text,
-		TextSHA256: format.TextKey(format.EmbedText(ctx, text)),
+		TextSHA256: key,
 	})
 }
 
@@ -117,20 +139,20 @@ func isChunkSpace(r rune) bool { return unicode.IsSpace(r) || r == '\uFEFF' }
 
 // split cuts p into consecutive pieces that tile it, at the boundaries of
 // the given level.
-func (c *chunker) split(p span, level int) []span {
-	var pieces []span
+func (c *chunker) split(p span, level int) []piece {
+	var pieces []piece
 	start, runes := p.start, 0
 	prev := rune(-1)
 	for i, r := range c.text[p.start:p.end] {
 		at := p.start + i
 		if at > start && c.boundary(level, prev, r, runes) {
-			pieces = append(pieces, span{start, at})
+			pieces = append(pieces, piece{span{start, at}, runes})
 			start, runes = at, 0
 		}
 		prev = r
 		runes++
 	}
-	return append(pieces, span{start, p.end})
+	return append(pieces, piece{span{start, p.end}, runes})
 }
 
 // boundary reports whether a piece may end between prev and r, given the

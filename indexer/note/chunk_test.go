@@ -198,3 +198,20 @@ func TestDefaultChunkChars(t *testing.T) {
 		t.Errorf("%d chunks with the default of %d runes, want 4", len(p.Chunks), format.DefaultChunkChars)
 	}
 }
+
+// TestRuneCount: runeCount agrees with utf8.RuneCountInString on valid
+// UTF-8 of every length and alignment, ASCII or not.
+func TestRuneCount(t *testing.T) {
+	text := strings.Repeat("plain ascii — ünïcödé 日本語 𝄞 text.\n", 8)
+	for i := 0; i < len(text); i++ {
+		for j := i; j <= len(text) && j <= i+70; j++ {
+			s := text[i:j]
+			if !utf8.ValidString(s) {
+				continue
+			}
+			if got, want := runeCount(s), utf8.RuneCountInString(s); got != want {
+				t.Fatalf("runeCount(%q) = %d, want %d", s, got, want)
+			}
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package note
 
-import "strings"
+import (
+	"strings"
+	"unsafe"
+)
 
 // mask is a copy of a note's text in which everything that Obsidian does not
 // read as markup is blanked: fenced code blocks, inline code spans, %%
@@ -12,7 +15,8 @@ import "strings"
 type mask struct {
 	text []byte
 	// fenced marks (by 1-based line number) the lines of fenced code
-	// blocks, fences included: chunking keeps them together.
+	// blocks, fences included: chunking keeps them together (nil when
+	// there is none).
 	fenced map[int]bool
 	// hidden marks the non-blank lines that comments or display math leave
 	// blank (nil when there is none). Unlike code spans and inline math,
@@ -33,7 +37,7 @@ type masker struct {
 
 // newMask blanks the body lines [firstLine, lt.count()] of lt's text.
 func newMask(lt *lineTable, firstLine int) *mask {
-	m := &mask{text: []byte(lt.text), fenced: make(map[int]bool)}
+	m := &mask{text: []byte(lt.text)}
 	if strings.HasPrefix(lt.text, "\uFEFF") {
 		blank(m.text, 0, 3) // a byte order mark would hide a first-line heading
 	}
@@ -42,6 +46,9 @@ func newMask(lt *lineTable, firstLine int) *mask {
 		start, end := lt.span(n)
 		line := lt.text[start:end]
 		if st.fenceLen > 0 || (st.closer == "" && st.openFence(line)) {
+			if m.fenced == nil {
+				m.fenced = make(map[int]bool)
+			}
 			m.fenced[n] = true
 			blank(m.text, start, end)
 			if !st.fenceDone {
@@ -61,6 +68,10 @@ func newMask(lt *lineTable, firstLine int) *mask {
 	}
 	return m
 }
+
+// String returns the masked text without copying it: nothing writes
+// m.text once newMask has returned.
+func (m *mask) String() string { return unsafe.String(unsafe.SliceData(m.text), len(m.text)) }
 
 // blankBytes reports whether b holds only spaces and tabs.
 func blankBytes(b []byte) bool {

@@ -27,7 +27,7 @@ func Parse(notePath string, content []byte, opts Options) *Parsed {
 	p.Warnings = append(p.Warnings, fm.warnings...)
 
 	m := newMask(lt, bodyLine)
-	masked := string(m.text)
+	masked := m.String()
 	body := &bodyReader{
 		notePath: notePath,
 		folder:   format.NoteFolder(notePath),

@@ -2,6 +2,7 @@ package note
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 
@@ -47,4 +48,24 @@ func validContent(notePath string, content []byte) (string, *format.Warning) {
 func Text(content []byte) string {
 	s, _ := validContent("", content)
 	return s
+}
+
+// runeCount is utf8.RuneCountInString for valid UTF-8 (every note's text
+// is, see validContent), eight bytes at a time: the runes are the bytes
+// that are not continuation bytes (10xxxxxx).
+func runeCount(s string) int {
+	const high = 0x8080808080808080
+	cont := 0
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		cont += bits.OnesCount64(x &^ (x << 1) & high)
+	}
+	for ; i < len(s); i++ {
+		if s[i]&0xC0 == 0x80 {
+			cont++
+		}
+	}
+	return len(s) - cont
 }

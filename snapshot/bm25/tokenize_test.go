@@ -27,7 +27,7 @@ func wholeTerms(s string) []string {
 		}
 		t := b.String()
 		b.Reset()
-		if len(t) > maxTermBytes || stopwords[t] {
+		if len(t) > maxTermBytes || slices.Contains(stopwords, t) {
 			return
 		}
 		if n := utf8.RuneCountInString(t); n == 1 && !unicode.IsDigit(rune(t[0])) {
@@ -80,6 +80,9 @@ func TestTokenizeDecomposesRuns(t *testing.T) {
 		"bad \xff\xfe bytes\xc3 and \xe2\x82 cut é\xff",
 		"日本語のテキスト 한국어 텍스트 العربية ١٢٣ ٣ 5",
 		"dependencies studies USES focus glass Cafés",
+		// Runs longer than maxCachedRun, folded every time.
+		strings.Repeat("日本語のテキスト、", 40) + "x" + strings.Repeat("Ééﬁ́—", 60) + "A Zoë",
+		"MiXeD CASE Words I A 7 X1 THE The ThE ÉCOLE École",
 	} {
 		checkSameTerms(t, s)
 	}

@@ -77,7 +77,7 @@ func Update(parent *Index, ids []string, from []int, terms func(i int) []string)
 	}
 	// countTerms filled the builder's term tables; the merge writes its
 	// own.
-	b.termID, b.terms, b.docs, b.freqs, b.count, b.seen = nil, nil, nil, nil, nil, nil
+	b.termID, b.terms, b.df, b.count, b.seen = nil, nil, nil, nil, nil
 	for _, n := range b.lengths {
 		b.total += uint64(n)
 	}

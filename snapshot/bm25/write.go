@@ -2,6 +2,7 @@ package bm25
 
 import (
 	"bufio"
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -34,13 +35,19 @@ const (
 // Builder collects documents in order and writes their index. It is not
 // safe for concurrent use.
 type Builder struct {
-	termID  map[string]int32
-	terms   []string
-	docs    [][]uint32 // per term: documents, ascending
-	freqs   [][]uint32 // per term: frequency in each of docs
-	lengths []uint32
-	total   uint64
-	digest  hash.Hash
+	termID map[string]int32
+	terms  []string
+	df     []uint32 // per term: how many documents hold it
+	// postings holds the terms of every document with their frequencies,
+	// document after document, in blocks of postingBlock; ends[d] is where
+	// document d's postings end. Arrays without pointers that never move,
+	// not a slice per term: encode sorts them by term.
+	postings [][]termFreq
+	npost    int
+	ends     []int
+	lengths  []uint32
+	total    uint64
+	digest   hash.Hash
 	// count is the frequency in the current document of each term,
 	// indexed by term id, and seen the ids whose count is not zero.
 	count []uint32
@@ -64,11 +71,16 @@ func (b *Builder) Add(id string, terms []string) {
 	}
 	b.digest.Write([]byte(id))
 	b.digest.Write([]byte{'\n'})
-	doc := uint32(len(b.lengths))
 	for _, id := range b.countTerms(terms) {
-		b.docs[id] = append(b.docs[id], doc)
-		b.freqs[id] = append(b.freqs[id], b.count[id])
+		b.df[id]++
+		if b.npost%postingBlock == 0 {
+			b.postings = append(b.postings, make([]termFreq, 0, postingBlock))
+		}
+		last := &b.postings[len(b.postings)-1]
+		*last = append(*last, termFreq{id, b.count[id]})
+		b.npost++
 	}
+	b.ends = append(b.ends, b.npost)
 	b.lengths = append(b.lengths, uint32(len(terms)))
 	b.total += uint64(len(terms))
 }
@@ -144,19 +156,62 @@ func (b *Builder) WriteFile(path string) (_ *format.BM25, err error) {
 		Docs: len(b.lengths), Terms: e.nterms, Postings: e.npost, K1: DefaultK1, B: DefaultB}, nil
 }
 
+// termPrefix is the first 8 bytes of t, padded with zeros, big-endian:
+// the order of two prefixes that differ is the order of their terms.
+func termPrefix(t string) uint64 {
+	var b [8]byte
+	copy(b[:], t)
+	return binary.BigEndian.Uint64(b[:])
+}
+
+// postingBlock is how many postings a block of Builder.postings holds.
+const postingBlock = 1 << 16
+
+// termFreq is a term of a document and its frequency there.
+type termFreq struct {
+	term int32
+	tf   uint32
+}
+
 // encode codes the builder's terms and postings sections.
 func (b *Builder) encode() *encoded {
+	// The postings by term, each term's in ascending order of documents:
+	// term t's are docs[start[t]:start[t+1]], with their frequencies in
+	// freqs.
+	start := make([]int, len(b.terms)+1)
+	for t, n := range b.df {
+		start[t+1] = start[t] + int(n)
+	}
+	next := slices.Clone(start[:len(b.terms)])
+	docs := make([]uint32, b.npost)
+	freqs := make([]uint32, b.npost)
+	k := 0
+	for d, end := range b.ends {
+		for ; k < end; k++ {
+			p := b.postings[k/postingBlock][k%postingBlock]
+			docs[next[p.term]], freqs[next[p.term]] = uint32(d), p.tf
+			next[p.term]++
+		}
+	}
 	// Sorted as (term, id) pairs: comparing strings held in the slice
 	// sorted, not looked up through an index, is most of the sort.
+	// The first 8 bytes of each term, as a big-endian number, order most
+	// pairs without reading the strings.
 	type termOrder struct {
-		term string
-		id   int32
+		prefix uint64
+		term   string
+		id     int32
 	}
 	sorted := make([]termOrder, len(b.terms))
 	for i, t := range b.terms {
-		sorted[i] = termOrder{t, int32(i)}
+		sorted[i] = termOrder{termPrefix(t), t, int32(i)}
 	}
-	slices.SortFunc(sorted, func(x, y termOrder) int { return strings.Compare(x.term, y.term) })
+	slices.SortFunc(sorted, func(x, y termOrder) int {
+		if c := cmp.Compare(x.prefix, y.prefix); c != 0 {
+			return c
+		}
+		return strings.Compare(x.term, y.term)
+	})
 	order := make([]int32, len(sorted))
 	for i, t := range sorted {
 		order[i] = t.id
@@ -172,14 +227,14 @@ func (b *Builder) encode() *encoded {
 		terms = binary.AppendUvarint(terms, uint64(shared))
 		terms = binary.AppendUvarint(terms, uint64(len(term)-shared))
 		terms = append(terms, term[shared:]...)
-		terms = binary.AppendUvarint(terms, uint64(len(b.docs[id])))
+		terms = binary.AppendUvarint(terms, uint64(b.df[id]))
 		prevTerm = term
 		prev := uint32(0)
-		for k, d := range b.docs[id] {
-			postings = appendPosting(postings, d-prev, b.freqs[id][k])
-			prev = d
+		for k := start[id]; k < start[id+1]; k++ {
+			postings = appendPosting(postings, docs[k]-prev, freqs[k])
+			prev = docs[k]
 		}
-		npost += len(b.docs[id])
+		npost += int(b.df[id])
 	}
 	return &encoded{terms: terms, postings: postings, nterms: len(order), npost: npost}
 }
@@ -230,7 +285,7 @@ func commonPrefix(a, b string) int {
 }
 
 // countTerms sets b.count to how often each of terms occurs, giving terms
-// seen for the first time an id (and empty postings), and returns the ids
+// seen for the first time an id (and no documents), and returns the ids
 // of the terms that occur (b.seen, valid until the next call).
 func (b *Builder) countTerms(terms []string) []int32 {
 	for _, id := range b.seen {
@@ -243,8 +298,7 @@ func (b *Builder) countTerms(terms []string) []int32 {
 			id = int32(len(b.terms))
 			b.termID[t] = id
 			b.terms = append(b.terms, t)
-			b.docs = append(b.docs, nil)
-			b.freqs = append(b.freqs, nil)
+			b.df = append(b.df, 0)
 		}
 		for int(id) >= len(b.count) {
 			b.count = append(b.count, 0)
