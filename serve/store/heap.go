@@ -73,12 +73,21 @@ var retuned = make(chan struct{}, 1)
 var tuner heapTuner
 
 // HeapHeadroom is the garbage a store with Options.TuneHeap lets the heap
-// hold above what is live: half the live heap, at least this (while a
-// replaced snapshot is still held by requests, the headroom of the last
-// settle with one snapshot open: see heapTuner.limit). (A quarter
-// and 48 MiB kept 25 MiB less resident at 10,000 notes but cost a
-// further 10-25% of the throughput of uncached retrievals in collections.)
-const HeapHeadroom = 64 << 20
+// hold above what is live: a third of the live heap, at least this (while
+// a replaced snapshot is still held by requests, the headroom of the last
+// settle with one snapshot open: see heapTuner.limit). Half and 64 MiB
+// held a 10,000-note vault's server under bench.sh's mixed load with
+// swaps at 340 / 330 MiB (median), 356-361 at the 90th percentile, and at
+// 352 in bench.sh's own 90 s run; a third and 48 MiB at 329 / 328 and 340,
+// for 4% of the throughput of computed retrievals (1,357-1,364 against
+// 1,411-1,422 req/s) and 15% of computed one-hop queries (21,100-21,400
+// against 24,800-25,600), in collections. (When sorts over every edge
+// held every match, a quarter and 48 MiB had cost 10-25% of the computed
+// retrievals.)
+const HeapHeadroom = 48 << 20
+
+// headroomOf is the headroom for a live heap of live bytes.
+func headroomOf(live uint64) uint64 { return max(live/3, HeapHeadroom) }
 
 // LoadAllowance is how much the heap of a tuned store may grow while
 // snapshots load before it is collected, per snapshot loading. A swap
@@ -217,7 +226,7 @@ func (h *heapTuner) settleLocked() {
 	}
 	live := min(first, liveHeapBytes())
 	if h.retired == 0 {
-		h.headroom = max(live/2, HeapHeadroom)
+		h.headroom = headroomOf(live)
 	}
 	h.settled = h.limit(live)
 	debug.SetMemoryLimit(h.settled)
@@ -237,18 +246,18 @@ func (h *heapTuner) retiredClosed() {
 	h.retired--
 }
 
-// limit is the memory limit for the live heap now, with half of it as
-// headroom, except while a replaced snapshot is still held by requests:
+// limit is the memory limit for the live heap now, with a third of it as
+// headroom (headroomOf), except while a replaced snapshot is still held by requests:
 // its heap is live too but makes no garbage, so the heap keeps the
-// headroom the last settle gave it with one snapshot open rather than half
-// of both. Under a mixed load at 10,000 notes, with swaps every few
+// headroom the last settle gave it with one snapshot open rather than a
+// share of both. Under a mixed load at 10,000 notes, with swaps every few
 // seconds and requests that take seconds, two snapshots were open for most
 // of the load and half of both gave them 70 MB more headroom.
 func (h *heapTuner) limit(live uint64) int64 {
 	if h.retired > 0 && h.headroom > 0 {
 		return heapLimit(live, h.headroom)
 	}
-	return heapLimit(live, max(live/2, HeapHeadroom))
+	return heapLimit(live, headroomOf(live))
 }
 
 // releaseMemory collects and returns freed memory to the system: the Go
