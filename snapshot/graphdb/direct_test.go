@@ -34,20 +34,25 @@ type directCase struct {
 // its shapes.
 func TestDirectAnswersEqualTheEngine(t *testing.T) {
 	t.Run("demo", func(t *testing.T) { compareDirect(t, demoSnapshot(t)) })
-	t.Run("generated", func(t *testing.T) {
-		vault := filepath.Join(t.TempDir(), "vault")
-		if _, err := vaultgen.Generate(vault, vaultgen.Config{Notes: 400, Seed: 7}); err != nil {
-			t.Fatal(err)
-		}
-		res, err := indexer.Run(context.Background(), indexer.Options{
-			Vault: vault, Data: filepath.Join(t.TempDir(), "data"),
-			Stages: []indexer.Stage{indexer.GraphStage{BufferPoolSize: 128 << 20}},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		compareDirect(t, res.Dir)
+	t.Run("generated", func(t *testing.T) { compareDirect(t, generatedGraph(t, 400, 7)) })
+}
+
+// generatedGraph indexes a generated vault of notes notes with the graph
+// stage alone and returns its snapshot's directory.
+func generatedGraph(t *testing.T, notes int, seed int64) string {
+	t.Helper()
+	vault := filepath.Join(t.TempDir(), "vault")
+	if _, err := vaultgen.Generate(vault, vaultgen.Config{Notes: notes, Seed: seed}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := indexer.Run(context.Background(), indexer.Options{
+		Vault: vault, Data: filepath.Join(t.TempDir(), "data"),
+		Stages: []indexer.Stage{indexer.GraphStage{BufferPoolSize: 128 << 20}},
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Dir
 }
 
 func compareDirect(t *testing.T, dir string) {
@@ -290,18 +295,7 @@ func TestDirectAnswersLazily(t *testing.T) {
 // same cases (a cut inside tied rows that differ, a null sort key), over
 // queries whose sort keys tie often.
 func TestDirectTopRowsEqualSortingEveryMatch(t *testing.T) {
-	vault := filepath.Join(t.TempDir(), "vault")
-	if _, err := vaultgen.Generate(vault, vaultgen.Config{Notes: 300, Seed: 11}); err != nil {
-		t.Fatal(err)
-	}
-	res, err := indexer.Run(context.Background(), indexer.Options{
-		Vault: vault, Data: filepath.Join(t.TempDir(), "data"),
-		Stages: []indexer.Stage{indexer.GraphStage{BufferPoolSize: 128 << 20}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := graphdb.Open(res.Dir, graphdb.Options{BufferPoolSize: 128 << 20, Direct: graphdb.DirectAtOpen})
+	db, err := graphdb.Open(generatedGraph(t, 300, 11), graphdb.Options{BufferPoolSize: 128 << 20, Direct: graphdb.DirectAtOpen})
 	if err != nil {
 		t.Fatal(err)
 	}
