@@ -103,6 +103,17 @@ type table struct {
 	order  []int32
 }
 
+// newTable is an empty table for the rows of plan p.
+func newTable(p *directPlan) *table {
+	t := &table{width: len(p.items)}
+	for _, o := range p.order {
+		if o.extra {
+			t.extras++
+		}
+	}
+	return t
+}
+
 func (t *table) len() int { return len(t.order) }
 
 // row returns the k-th row in order, sharing the table's memory.
@@ -117,12 +128,7 @@ func (t *table) row(k int) []any {
 func (g *directGraph) rows(p *directPlan) (*table, func(i, j int) bool, bool) {
 	value := g.value
 	width := len(p.items)
-	t := &table{width: width}
-	for _, o := range p.order {
-		if o.extra {
-			t.extras++
-		}
-	}
+	t := newTable(p)
 	n := 0
 	groups := map[string]int{}
 	buf := make([]any, width)
@@ -257,42 +263,35 @@ const topKMax = 1 << 20
 // gives on the whole table.
 func (g *directGraph) topRows(p *directPlan, keep int) (*table, func(i, j int) bool, bool) {
 	width := len(p.items)
-	t := &table{width: width}
-	for _, o := range p.order {
-		if o.extra {
-			t.extras++
-		}
-	}
+	t := newTable(p)
 	var (
-		heap    []int32 // slots, worst first (a max-heap by compare, then seq)
-		seq     []int32 // per slot: the match's place in match order
-		null    bool
-		n       int32
-		tied    [][]any // rows not kept that tie with the worst kept: the first, and the first unlike it
-		buf     = make([]any, width)
-		bx      = make([]any, t.extras)
-		mv, mx  = make([]any, width), make([]any, t.extras)
-		less    func(a, b int32) bool
-		shuffle func(i int)
+		heap   []int32 // slots, worst first (a max-heap by compare, then seq)
+		seq    []int32 // per slot: the match's place in match order
+		null   bool
+		n      int32
+		tied   [][]any // rows not kept that tie with the worst kept: the first, and the first unlike it
+		buf    = make([]any, width)
+		bx     = make([]any, t.extras)
+		mv, mx = make([]any, width), make([]any, t.extras)
 	)
 	// worse reports whether slot a comes after slot b in the stable order.
-	less = func(a, b int32) bool {
+	worse := func(a, b int32) bool {
 		if c := t.compare(p, int(a), int(b)); c != 0 {
 			return c > 0
 		}
 		return seq[a] > seq[b]
 	}
-	shuffle = func(i int) { // sift heap[i] down
+	siftDown := func(i int) {
 		for {
 			l := 2*i + 1
 			if l >= len(heap) {
 				return
 			}
 			c := l
-			if r := l + 1; r < len(heap) && less(heap[r], heap[l]) {
+			if r := l + 1; r < len(heap) && worse(heap[r], heap[l]) {
 				c = r
 			}
-			if !less(heap[c], heap[i]) {
+			if !worse(heap[c], heap[i]) {
 				return
 			}
 			heap[i], heap[c] = heap[c], heap[i]
@@ -339,7 +338,7 @@ func (g *directGraph) topRows(p *directPlan, keep int) (*table, func(i, j int) b
 			heap = append(heap, s)
 			for i := len(heap) - 1; i > 0; { // sift up
 				parent := (i - 1) / 2
-				if !less(heap[i], heap[parent]) {
+				if !worse(heap[i], heap[parent]) {
 					break
 				}
 				heap[i], heap[parent] = heap[parent], heap[i]
@@ -364,7 +363,7 @@ func (g *directGraph) topRows(p *directPlan, keep int) (*table, func(i, j int) b
 		copy(wv, buf)
 		copy(wx, bx)
 		seq[worst] = k
-		shuffle(0)
+		siftDown(0)
 		nv, nx := t.slot(int(heap[0]))
 		if compareRows(p, mv, mx, nv, nx) != 0 {
 			// The new worst kept row comes strictly before the rows left
