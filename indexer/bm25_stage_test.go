@@ -111,15 +111,7 @@ func TestBM25StageUpdate(t *testing.T) {
 		if !strings.Contains(logs.String(), "reused=") || strings.Contains(logs.String(), "reused=0 ") {
 			t.Errorf("step %d: the index was not updated from the parent's:\n%s", i, logs.String())
 		}
-		fresh, err := Run(context.Background(), Options{Vault: vault, Data: t.TempDir(), Stages: []Stage{BM25Stage{}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := os.ReadFile(filepath.Join(res.Dir, format.BM25File))
-		must(t, err)
-		want, err := os.ReadFile(filepath.Join(fresh.Dir, format.BM25File))
-		must(t, err)
-		if !bytes.Equal(got, want) {
+		if !sameBM25AsFresh(t, vault, res.Dir) {
 			t.Fatalf("step %d: the updated index differs from a fresh build", i)
 		}
 	}
@@ -138,15 +130,22 @@ func TestBM25BuiltOnReusedRows(t *testing.T) {
 	if err != nil || res.Unchanged || res.Parsed != 0 || res.Reused == 0 {
 		t.Fatalf("run on a parent without BM25: %+v, %v", res, err)
 	}
+	if !sameBM25AsFresh(t, vault, res.Dir) {
+		t.Fatal("the index built on reused rows differs from a fresh build")
+	}
+}
+
+// sameBM25AsFresh reports whether the BM25 file of the snapshot in dir is
+// the one a build of vault from scratch writes.
+func sameBM25AsFresh(t *testing.T, vault, dir string) bool {
+	t.Helper()
 	fresh, err := Run(context.Background(), Options{Vault: vault, Data: t.TempDir(), Stages: []Stage{BM25Stage{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile(filepath.Join(res.Dir, format.BM25File))
+	got, err := os.ReadFile(filepath.Join(dir, format.BM25File))
 	must(t, err)
 	want, err := os.ReadFile(filepath.Join(fresh.Dir, format.BM25File))
 	must(t, err)
-	if !bytes.Equal(got, want) {
-		t.Fatal("the index built on reused rows differs from a fresh build")
-	}
+	return bytes.Equal(got, want)
 }
